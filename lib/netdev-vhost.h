@@ -1,0 +1,44 @@
+/*
+ * Copyright (c) 2026 The ovs-netdev-vhost authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at:
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+#ifndef NETDEV_VHOST_H
+#define NETDEV_VHOST_H 1
+
+/* Public entry points of the netdev-vhost class, called by the
+ * ovs-vswitchd plug-in (vswitchd-plugin/netdev-vhost-plugin.c). */
+
+struct smap;
+
+/* Version of ovs-netdev-vhost, e.g. "0.1.0". */
+extern const char netdev_vhost_version[];
+
+/* Replaces OVS's own "dpdkvhostuser" and "dpdkvhostuserclient" netdev
+ * classes by ours.  Must be called from the main thread, after DPDK's EAL
+ * was initialized and netdev-dpdk registered its classes (i.e. right after
+ * netdev_dpdk_register()), with the Open_vSwitch table's other_config.
+ * Reads vhost-sock-dir, vhost-iommu-support and vhost-postcopy-support as
+ * stock OVS 3.1 does, and the vhost-tx-flush-* defaults.  Logs and keeps
+ * the stock classes if a class cannot be registered. */
+void netdev_vhost_register(const struct smap *ovs_other_config);
+
+/* Applies the Open_vSwitch table's other_config to all vhost ports:
+ * other_config:vhost-tx-flush-mode and vhost-tx-flush-interval are the
+ * defaults of ports without their own options.  Main thread only; cheap
+ * when nothing changed (called on every bridge run).  A bad value is
+ * logged once and the previous default kept. */
+void netdev_vhost_set_other_config(const struct smap *ovs_other_config);
+
+#endif /* netdev-vhost.h */

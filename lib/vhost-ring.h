@@ -1,0 +1,82 @@
+/*
+ * Copyright (c) 2026 The ovs-netdev-vhost authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at:
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+#ifndef VHOST_RING_H
+#define VHOST_RING_H 1
+
+/* The ring question: does the guest's virtio driver want a used buffer
+ * notification (a kick through the callfd) for what the device is about to
+ * place in the used ring of this virtqueue?
+ *
+ * Pure functions over a snapshot of the driver-written suppression fields.
+ * They read guest memory through the pointers they are given and touch no
+ * DPDK runtime state, so they are unit-tested with rings built in plain
+ * memory (tests/test-vhost-ring.c).  The caller (lib/netdev-vhost.c) must
+ * guarantee that the pointers stay mapped for the duration of the call
+ * (see the ring guard there). */
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <linux/virtio_ring.h>
+
+/* The 16-bit window check of the virtio 1.1 spec, 2.6.7.2 "Used Buffer
+ * Notification Suppression" (and Linux's vring_need_event()): true if
+ * moving the used index from 'old_idx' to 'new_idx' passes 'event_idx'.
+ * All arithmetic is modulo 2^16. */
+static inline bool
+vhost_ring_need_event(uint16_t event_idx, uint16_t new_idx, uint16_t old_idx)
+{
+    return (uint16_t) (new_idx - event_idx - 1)
+           < (uint16_t) (new_idx - old_idx);
+}
+
+/* Split virtqueue (virtio 1.1, 2.6.7 "Used Buffer Notification
+ * Suppression").
+ *
+ * 'avail' and 'used' point to the driver area and device area of a vring
+ * of 'size' entries (1 to 32768, a power of 2).  'event_idx' says whether
+ * VIRTIO_RING_F_EVENT_IDX was negotiated.
+ *
+ * Without EVENT_IDX the driver wants a notification unless avail->flags has
+ * VRING_AVAIL_F_NO_INTERRUPT.  With EVENT_IDX the flag is ignored and the
+ * driver wants one when used_event (the u16 after avail->ring[size]) lies
+ * within 'size' entries ahead of used->idx, i.e. placing the next 'size'
+ * used entries would pass it.
+ *
+ * Thread-safety: any thread, as long as the ring memory stays mapped. */
+bool vhost_split_wants_interrupt(const struct vring_avail *avail,
+                                 const struct vring_used *used,
+                                 uint16_t size, bool event_idx);
+
+/* Packed virtqueue (virtio 1.1, 2.7.10 "Driver and Device Event
+ * Suppression").
+ *
+ * 'driver_event' points to the driver event suppression structure of a
+ * ring of 'size' entries (1 to 32768).  'used_idx' (0 to size - 1) and
+ * 'used_wrap' are the position and wrap counter where the device writes
+ * its next used descriptor.
+ *
+ * ENABLE: wants a notification.  DISABLE: does not.  DESC: wants one when
+ * the descriptor at the offset and wrap counter in off_wrap lies within
+ * 'size' entries ahead of (or at) the device's next used position.
+ * Reserved flag value 3: treated as ENABLE (never lose a wake-up).
+ *
+ * Thread-safety: any thread, as long as the ring memory stays mapped. */
+bool vhost_packed_wants_interrupt(
+    const struct vring_packed_desc_event *driver_event,
+    uint16_t size, uint16_t used_idx, bool used_wrap);
+
+#endif /* vhost-ring.h */

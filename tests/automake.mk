@@ -1,0 +1,47 @@
+# Tests: OVS autotest suite (tests/testsuite.at) with unit tests of the pure
+# ring question and tx policy, and system tests with real DPDK guests.
+
+check_PROGRAMS += tests/test-vhost-ring tests/test-vhost-tx-policy
+tests_test_vhost_ring_SOURCES = tests/test-vhost-ring.c lib/vhost-ring.c
+tests_test_vhost_ring_CPPFLAGS = -I $(top_srcdir)/lib
+tests_test_vhost_ring_CFLAGS = -std=gnu99 -Wall -Wextra $(SANITIZER_FLAGS)
+tests_test_vhost_tx_policy_SOURCES = \
+	tests/test-vhost-tx-policy.c lib/vhost-tx-policy.c
+tests_test_vhost_tx_policy_CPPFLAGS = -I $(top_srcdir)/lib
+tests_test_vhost_tx_policy_CFLAGS = -std=gnu99 -Wall -Wextra $(SANITIZER_FLAGS)
+
+TESTSUITE_AT = \
+	tests/testsuite.at \
+	tests/netdev-vhost-macros.at \
+	tests/unit.at \
+	tests/system-vhost.at
+EXTRA_DIST += $(TESTSUITE_AT) tests/testsuite tests/atlocal.in package.m4
+TESTSUITE = $(srcdir)/tests/testsuite
+AUTOTEST = $(AUTOM4TE) -l autotest
+AUTOTEST_PATH = $(abs_builddir)/vswitchd-plugin:$(abs_builddir)/tests:$(abs_builddir)/utilities:$(abs_srcdir)/utilities:$(OVS_BUILDDIR)/utilities:$(OVS_BUILDDIR)/ovsdb
+
+DISTCLEANFILES += tests/atconfig tests/atlocal
+
+$(srcdir)/package.m4: $(top_srcdir)/configure.ac
+	$(AM_V_GEN):;{ \
+	  echo '# Signature of the current package.' && \
+	  echo 'm4_define([AT_PACKAGE_NAME],      [$(PACKAGE_NAME)])' && \
+	  echo 'm4_define([AT_PACKAGE_TARNAME],   [$(PACKAGE_TARNAME)])' && \
+	  echo 'm4_define([AT_PACKAGE_VERSION],   [$(PACKAGE_VERSION)])' && \
+	  echo 'm4_define([AT_PACKAGE_STRING],    [$(PACKAGE_STRING)])' && \
+	  echo 'm4_define([AT_PACKAGE_BUGREPORT], [$(PACKAGE_BUGREPORT)])'; \
+	} >'$(srcdir)/package.m4'
+
+$(TESTSUITE): package.m4 $(TESTSUITE_AT)
+	$(AM_V_GEN)$(AUTOTEST) -I '$(srcdir)' -I '$(OVS_SRCDIR)' \
+	  -o $@.tmp $@.at && mv $@.tmp $@
+
+# "make check": the whole suite.  TESTSUITEFLAGS passes options, e.g.
+# TESTSUITEFLAGS='-k unit' or '-j1 -v 5'.
+check-local: tests/atconfig tests/atlocal $(TESTSUITE) $(check_PROGRAMS) \
+	$(bin_PROGRAMS) $(sbin_PROGRAMS)
+	$(SHELL) '$(TESTSUITE)' -C tests AUTOTEST_PATH='$(AUTOTEST_PATH)' \
+	  $(TESTSUITEFLAGS)
+
+clean-local:
+	test ! -f '$(TESTSUITE)' || $(SHELL) '$(TESTSUITE)' -C tests --clean
