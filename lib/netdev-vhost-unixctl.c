@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "netdev.h"
+#include "smap.h"
 #include "openvswitch/dynamic-string.h"
 #include "unixctl.h"
 #include "util.h"
@@ -147,6 +148,51 @@ netdev_vhost_unixctl_show(struct unixctl_conn *conn, int argc,
     ds_destroy(&ds);
 }
 
+/* "netdev-vhost/stats PORT": the port's netdev statistics and custom
+ * statistics read from the netdev now (the database copy is refreshed only
+ * every 5 s), one "  name: value" line each, in name order. */
+static void
+netdev_vhost_unixctl_stats(struct unixctl_conn *conn, int argc OVS_UNUSED,
+                           const char *argv[], void *aux OVS_UNUSED)
+{
+    struct netdev *netdev = netdev_vhost_lookup(argv[1]);
+    struct netdev_custom_stats custom = { 0, NULL };
+    struct netdev_stats stats;
+    struct smap all = SMAP_INITIALIZER(&all);
+    struct ds ds = DS_EMPTY_INITIALIZER;
+
+    if (!netdev) {
+        unixctl_command_reply_error(conn, "no such netdev-vhost port");
+        return;
+    }
+    if (!netdev_get_stats(netdev, &stats)) {
+        smap_add_format(&all, "rx_packets", "%"PRIu64, stats.rx_packets);
+        smap_add_format(&all, "rx_bytes", "%"PRIu64, stats.rx_bytes);
+        smap_add_format(&all, "rx_dropped", "%"PRIu64, stats.rx_dropped);
+        smap_add_format(&all, "tx_packets", "%"PRIu64, stats.tx_packets);
+        smap_add_format(&all, "tx_bytes", "%"PRIu64, stats.tx_bytes);
+        smap_add_format(&all, "tx_dropped", "%"PRIu64, stats.tx_dropped);
+    }
+    if (!netdev_get_custom_stats(netdev, &custom)) {
+        for (size_t i = 0; i < custom.size; i++) {
+            smap_replace_nocopy(&all, custom.counters[i].name,
+                                xasprintf("%"PRIu64,
+                                          custom.counters[i].value));
+        }
+    }
+    netdev_free_custom_stats_counters(&custom);
+    netdev_close(netdev);
+
+    const struct smap_node **nodes = smap_sort(&all);
+    for (size_t i = 0; i < smap_count(&all); i++) {
+        ds_put_format(&ds, "  %s: %s\n", nodes[i]->key, nodes[i]->value);
+    }
+    free(nodes);
+    smap_destroy(&all);
+    unixctl_command_reply(conn, ds_cstr(&ds));
+    ds_destroy(&ds);
+}
+
 static void
 netdev_vhost_unixctl_clear_stats(struct unixctl_conn *conn, int argc,
                                  const char *argv[], void *aux OVS_UNUSED)
@@ -159,6 +205,8 @@ netdev_vhost_unixctl_register(void)
 {
     unixctl_command_register("netdev-vhost/show", "[port]", 0, 1,
                              netdev_vhost_unixctl_show, NULL);
+    unixctl_command_register("netdev-vhost/stats", "port", 1, 1,
+                             netdev_vhost_unixctl_stats, NULL);
     unixctl_command_register("netdev-vhost/clear-stats", "[port]", 0, 1,
                              netdev_vhost_unixctl_clear_stats, NULL);
 }

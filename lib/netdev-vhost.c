@@ -925,20 +925,16 @@ apply_vring_event(const struct vring_event *ev)
 {
     int q = ev->vring / VIRTIO_QNUM;
     bool is_rx = ev->vring % VIRTIO_QNUM == VIRTIO_TXQ;
-    struct netdev_vhost *dev, *found = NULL;
+    struct netdev_vhost *dev;
 
+    /* Vrings become ready before new_device(), so look the port up by its
+     * connection, not by its running device. */
     ovs_mutex_lock(&netdev_vhost_mutex);
-    LIST_FOR_EACH (dev, list_node, &vhost_list) {
-        if (netdev_vhost_get_vid(dev) == ev->vid) {
-            found = dev;
-            break;
-        }
-    }
-    if (!found || q >= NETDEV_VHOST_MAX_QP) {
+    dev = vid_map_get(ev->vid);
+    if (!dev || q >= NETDEV_VHOST_MAX_QP) {
         ovs_mutex_unlock(&netdev_vhost_mutex);
         return;
     }
-    dev = found;
     ovs_mutex_lock(&dev->mutex);
     if (ev->enable) {
         disable_guest_notifications(ev->vid, ev->vring);
@@ -1640,27 +1636,39 @@ netdev_vhost_vring_kicks(int vid, int q)
     return 0;
 }
 
+/* netdev_class 'get_stats': main thread.  netdev_get_stats() presets every
+ * field to all-ones ("unsupported"), so each supported one is assigned. */
 static int
 netdev_vhost_get_stats(const struct netdev *netdev, struct netdev_stats *s)
 {
     struct netdev_vhost *dev = netdev_vhost_cast(netdev);
+    uint64_t rx_packets = 0, rx_bytes = 0, tx_packets = 0, tx_bytes = 0;
+    uint64_t tx_dropped = 0;
 
     ovs_mutex_lock(&dev->mutex);
     for (int q = 0; q < NETDEV_VHOST_MAX_QP; q++) {
         const struct netdev_vhost_qp *qp = &dev->qps[q];
 
-        s->rx_packets += qp->rx_packets;
-        s->rx_bytes += qp->rx_bytes;
-        s->tx_packets += qp->tx_packets;
-        s->tx_bytes += qp->tx_bytes;
-        s->tx_dropped += qp->tx_dropped + qp->txp.stats.staged_drops;
+        rx_packets += qp->rx_packets;
+        rx_bytes += qp->rx_bytes;
+        tx_packets += qp->tx_packets;
+        tx_bytes += qp->tx_bytes;
+        tx_dropped += qp->tx_dropped + qp->txp.stats.staged_drops;
     }
     rte_spinlock_lock(&dev->stats_lock);
-    s->tx_dropped += dev->tx_failure_drops + dev->tx_mtu_exceeded_drops
-                     + dev->tx_down_drops;
-    s->rx_dropped += dev->rx_dropped;
+    tx_dropped += dev->tx_failure_drops + dev->tx_mtu_exceeded_drops
+                  + dev->tx_down_drops;
+    s->rx_dropped = dev->rx_dropped;
     rte_spinlock_unlock(&dev->stats_lock);
     ovs_mutex_unlock(&dev->mutex);
+
+    s->rx_packets = rx_packets;
+    s->rx_bytes = rx_bytes;
+    s->tx_packets = tx_packets;
+    s->tx_bytes = tx_bytes;
+    s->tx_dropped = tx_dropped;
+    s->rx_errors = 0;
+    s->tx_errors = 0;
     return 0;
 }
 

@@ -96,7 +96,7 @@
 #define PAYLOAD_STREAM_OFS 4
 #define PAYLOAD_SEQ_OFS 8
 #define PAYLOAD_TS_OFS 16
-#define PAYLOAD_FULL_LEN 24
+#define PAYLOAD_FULL_LEN 24     /* Frames of 66 bytes and more. */
 #define HDRS_LEN (RTE_ETHER_HDR_LEN + sizeof(struct rte_ipv4_hdr) \
                   + sizeof(struct rte_udp_hdr))
 
@@ -362,20 +362,17 @@ parse_seconds(const char *name, const char *arg, double max)
     return value;
 }
 
+/* Returns the index of 'arg' among the three 'names'. */
 static int
-parse_name(const char *name, const char *arg, const char *const *names,
-           int n)
+parse_name(const char *name, const char *arg, const char *const names[3])
 {
-    for (int i = 0; i < n; i++) {
+    for (int i = 0; i < 3; i++) {
         if (!strcmp(arg, names[i])) {
             return i;
         }
     }
-    if (n == 3) {
-        usage_error("--%s=%s: expected one of %s, %s, %s",
-                    name, arg, names[0], names[1], names[2]);
-    }
-    usage_error("--%s=%s: invalid value", name, arg);
+    usage_error("--%s=%s: expected one of %s, %s, %s",
+                name, arg, names[0], names[1], names[2]);
 }
 
 static void
@@ -478,13 +475,13 @@ parse_options(int argc, char *argv[], struct options *opt)
             opt->server = true;
             break;
         case OPT_MODE:
-            opt->mode = parse_name(name, optarg, mode_names, 3);
+            opt->mode = parse_name(name, optarg, mode_names);
             break;
         case OPT_ALTERNATE_MS:
             opt->alternate_ms = parse_uint(name, optarg, 1, 3600000);
             break;
         case OPT_ROLE:
-            opt->role = parse_name(name, optarg, role_names, 3);
+            opt->role = parse_name(name, optarg, role_names);
             break;
         case OPT_COUNT:
             opt->count = parse_uint(name, optarg, 0, INT64_MAX);
@@ -1110,8 +1107,8 @@ build_eal_args(const struct options *opt, const char *devargs,
     return argc;
 }
 
-/* Returns the time left until 'deadline_ns' as an "unlimited" deadline of
- * 0 never passes. */
+/* Returns true if 'deadline_ns' (CLOCK_MONOTONIC) has passed.  A deadline
+ * of 0 never passes. */
 static bool
 deadline_passed(uint64_t deadline_ns)
 {
