@@ -346,16 +346,20 @@ guest_wants_interrupt(struct netdev_vhost *dev, struct netdev_vhost_qp *qp,
     atomic_read_explicit(&dev->rings_valid, &valid, memory_order_seq_cst);
     if (OVS_LIKELY(valid && qp->vring.avail && qp->vring.used)) {
         if (dev->features & (1ULL << VIRTIO_F_RING_PACKED)) {
+            /* One read of the driver's event suppression structure; the
+             * device's used position (DPDK keeps the wrap counter in bit
+             * 15) is needed only for DESC, which DPDK guests never use. */
+            struct vring_packed_desc_event ev;
             uint16_t last_avail = 0, last_used = 0;
 
-            if (qp->vring.driver_event->flags
-                == VRING_PACKED_EVENT_FLAG_DESC) {
+            memcpy(&ev, (const void *) qp->vring.driver_event, sizeof ev);
+            if ((ev.flags & 3) == VRING_PACKED_EVENT_FLAG_DESC) {
                 rte_vhost_get_vring_base(vid, q * VIRTIO_QNUM + VIRTIO_RXQ,
                                          &last_avail, &last_used);
             }
-            wants = vhost_packed_wants_interrupt(
-                qp->vring.driver_event, qp->vring.size,
-                last_used & 0x7fff, last_used >> 15);
+            wants = vhost_packed_wants_interrupt(&ev, qp->vring.size,
+                                                 last_used & 0x7fff,
+                                                 last_used >> 15);
         } else {
             wants = vhost_split_wants_interrupt(
                 qp->vring.avail, qp->vring.used, qp->vring.size,
