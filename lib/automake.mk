@@ -6,6 +6,8 @@ lib_libnetdev_vhost_a_SOURCES = \
 	lib/netdev-vhost.c \
 	lib/netdev-vhost.h \
 	lib/netdev-vhost-private.h \
+	lib/netdev-vhost-qos.c \
+	lib/netdev-vhost-qos.h \
 	lib/netdev-vhost-unixctl.c \
 	lib/vhost-ring.c \
 	lib/vhost-ring.h \

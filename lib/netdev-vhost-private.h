@@ -117,6 +117,13 @@ struct netdev_vhost {
 
     struct netdev_vhost_txp_cfg txp_cfg;
 
+    /* Policers (lib/netdev-vhost-qos.c): set by the main thread, run by
+     * PMD threads, freed after an RCU grace period. */
+    OVSRCU_TYPE(struct vhost_meter *) ingress_policer;
+    OVSRCU_TYPE(struct vhost_meter *) egress_qos;
+    uint32_t policer_rate;          /* kbit/s, 0: no ingress policer. */
+    uint32_t policer_burst;         /* kbit. */
+
     /* Maps OVS txq ids (0..up.n_txq - 1) to enabled queue pairs, or -1.
      * Written under 'mutex' by the main thread and read by PMD threads. */
     atomic_int tx_map[NETDEV_VHOST_MAX_QP];
@@ -128,6 +135,8 @@ struct netdev_vhost {
     uint64_t tx_failure_drops;      /* Enqueue failed or no mbuf. */
     uint64_t tx_mtu_exceeded_drops;
     uint64_t tx_down_drops;         /* No device or queue disabled. */
+    uint64_t tx_qos_drops;          /* Egress QoS. */
+    uint64_t rx_qos_drops;          /* Ingress policer. */
 
     struct netdev_vhost_qp qps[NETDEV_VHOST_MAX_QP];
 };

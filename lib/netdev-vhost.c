@@ -29,6 +29,7 @@
 
 #include "netdev-vhost.h"
 #include "netdev-vhost-private.h"
+#include "netdev-vhost-qos.h"
 
 #include <errno.h>
 #include <string.h>
@@ -57,6 +58,7 @@
 #include "ovs-numa.h"
 #include "packets.h"
 #include "seq.h"
+#include "sset.h"
 #include "smap.h"
 #include "timeval.h"
 #include "unixctl.h"
@@ -575,6 +577,18 @@ netdev_vhost_send(struct netdev *netdev, int qid,
     }
 
     int cnt = prepare_batch(dev, batch);
+    struct vhost_meter *qos = ovsrcu_get(struct vhost_meter *,
+                                         &dev->egress_qos);
+    if (OVS_UNLIKELY(qos && cnt)) {
+        int kept = vhost_meter_run(qos, (struct rte_mbuf **) batch->packets,
+                                   cnt);
+        if (kept != cnt) {
+            rte_spinlock_lock(&dev->stats_lock);
+            dev->tx_qos_drops += cnt - kept;
+            rte_spinlock_unlock(&dev->stats_lock);
+            cnt = kept;
+        }
+    }
     if (OVS_UNLIKELY(!cnt)) {
         return 0;
     }
@@ -684,6 +698,24 @@ netdev_vhost_rxq_recv(struct netdev_rxq *rxq, struct dp_packet_batch *batch,
     }
     qp->rx_packets += nb_rx;
     qp->rx_bytes += bytes;
+
+    struct vhost_meter *policer = ovsrcu_get(struct vhost_meter *,
+                                             &dev->ingress_policer);
+    if (OVS_UNLIKELY(policer)) {
+        int kept = vhost_meter_run(policer,
+                                   (struct rte_mbuf **) batch->packets,
+                                   nb_rx);
+        if (kept != nb_rx) {
+            rte_spinlock_lock(&dev->stats_lock);
+            dev->rx_qos_drops += nb_rx - kept;
+            dev->rx_dropped += nb_rx - kept;
+            rte_spinlock_unlock(&dev->stats_lock);
+            nb_rx = kept;
+            if (!nb_rx) {
+                return EAGAIN;
+            }
+        }
+    }
 
     batch->count = nb_rx;
     dp_packet_batch_init_packet_fields(batch);
@@ -1233,6 +1265,10 @@ netdev_vhost_destruct(struct netdev *netdev)
     ovs_mutex_unlock(&vid_map_mutex);
 
     flush_all(dev, true);
+    vhost_meter_destroy(ovsrcu_get_protected(struct vhost_meter *,
+                                             &dev->ingress_policer));
+    vhost_meter_destroy(ovsrcu_get_protected(struct vhost_meter *,
+                                             &dev->egress_qos));
     mempool_put(dev->mp);
     free(dev->vhost_id);
     free(dev->txp_cfg.error);
@@ -1661,7 +1697,7 @@ netdev_vhost_get_stats(const struct netdev *netdev, struct netdev_stats *s)
     }
     rte_spinlock_lock(&dev->stats_lock);
     tx_dropped += dev->tx_failure_drops + dev->tx_mtu_exceeded_drops
-                  + dev->tx_down_drops;
+                  + dev->tx_down_drops + dev->tx_qos_drops;
     s->rx_dropped = dev->rx_dropped;
     rte_spinlock_unlock(&dev->stats_lock);
     ovs_mutex_unlock(&dev->mutex);
@@ -1713,12 +1749,14 @@ netdev_vhost_get_custom_stats(const struct netdev *netdev,
     rte_spinlock_lock(&dev->stats_lock);
     tx_failure += dev->tx_failure_drops;
     uint64_t mtu_drops = dev->tx_mtu_exceeded_drops;
+    uint64_t tx_qos_drops = dev->tx_qos_drops;
+    uint64_t rx_qos_drops = dev->rx_qos_drops;
     rte_spinlock_unlock(&dev->stats_lock);
 
     custom_add(cs, &allocated, "ovs_tx_failure_drops", tx_failure);
     custom_add(cs, &allocated, "ovs_tx_mtu_exceeded_drops", mtu_drops);
-    custom_add(cs, &allocated, "ovs_tx_qos_drops", 0);
-    custom_add(cs, &allocated, "ovs_rx_qos_drops", 0);
+    custom_add(cs, &allocated, "ovs_tx_qos_drops", tx_qos_drops);
+    custom_add(cs, &allocated, "ovs_rx_qos_drops", rx_qos_drops);
     custom_add(cs, &allocated, "ovs_tx_invalid_hwol_drops", 0);
     custom_add(cs, &allocated, "tx_retries", tx_retries);
 
@@ -1847,6 +1885,92 @@ netdev_vhost_get_status(const struct netdev *netdev, struct smap *args)
     return 0;
 }
 
+/* QoS: main thread. */
+
+/* netdev_class 'set_policing': the ingress policer, as stock OVS 3.1: rate
+ * and burst in kbit/s and kbit; rate 0 removes it; burst 0 means 8000
+ * kbit.  Packet-rate limits are not supported (ignored, as stock). */
+static int
+netdev_vhost_set_policing(struct netdev *netdev, uint32_t rate,
+                          uint32_t burst, uint32_t kpkts_rate OVS_UNUSED,
+                          uint32_t kpkts_burst OVS_UNUSED)
+{
+    struct netdev_vhost *dev = netdev_vhost_cast(netdev);
+
+    burst = !rate ? 0 : !burst ? 8000 : burst;
+    ovs_mutex_lock(&dev->mutex);
+    if (dev->policer_rate != rate || dev->policer_burst != burst) {
+        struct vhost_meter *old = ovsrcu_get_protected(struct vhost_meter *,
+                                                       &dev->ingress_policer);
+        struct vhost_meter *new = NULL;
+
+        if (rate) {
+            new = vhost_meter_create_srtcm(rate * 1000ULL / 8,
+                                           burst * 1000ULL / 8,
+                                           "ingress policer");
+        }
+        ovsrcu_set(&dev->ingress_policer, new);
+        if (old) {
+            ovsrcu_postpone(vhost_meter_destroy, old);
+        }
+        dev->policer_rate = rate;
+        dev->policer_burst = burst;
+    }
+    ovs_mutex_unlock(&dev->mutex);
+    return 0;
+}
+
+static int
+netdev_vhost_get_qos_types(const struct netdev *netdev OVS_UNUSED,
+                           struct sset *types)
+{
+    vhost_meter_qos_types(types);
+    return 0;
+}
+
+static int
+netdev_vhost_get_qos(const struct netdev *netdev, const char **typep,
+                     struct smap *details)
+{
+    struct netdev_vhost *dev = netdev_vhost_cast(netdev);
+
+    ovs_mutex_lock(&dev->mutex);
+    struct vhost_meter *m = ovsrcu_get_protected(struct vhost_meter *,
+                                                 &dev->egress_qos);
+    *typep = m ? vhost_meter_get_qos(m, details) : "";
+    ovs_mutex_unlock(&dev->mutex);
+    return 0;
+}
+
+/* netdev_class 'set_qos': "egress-policer" or "trtcm-policer" (see
+ * netdev-vhost-qos.h), "" removes QoS.  Bad parameters: EINVAL, logged as
+ * stock does, and no QoS. */
+static int
+netdev_vhost_set_qos(struct netdev *netdev, const char *type,
+                     const struct smap *details)
+{
+    struct netdev_vhost *dev = netdev_vhost_cast(netdev);
+    struct vhost_meter *new = NULL;
+    int error = 0;
+
+    if (type && type[0]) {
+        error = vhost_meter_create_qos(type, details, &new);
+        if (error) {
+            VLOG_ERR("Failed to set QoS type %s on port %s: %s", type,
+                     netdev_get_name(netdev), ovs_strerror(error));
+        }
+    }
+    ovs_mutex_lock(&dev->mutex);
+    struct vhost_meter *old = ovsrcu_get_protected(struct vhost_meter *,
+                                                   &dev->egress_qos);
+    ovsrcu_set(&dev->egress_qos, new);
+    if (old) {
+        ovsrcu_postpone(vhost_meter_destroy, old);
+    }
+    ovs_mutex_unlock(&dev->mutex);
+    return error;
+}
+
 /* The classes. */
 
 #define NETDEV_VHOST_CLASS_COMMON                           \
@@ -1871,6 +1995,10 @@ netdev_vhost_get_status(const struct netdev *netdev, struct smap *args)
     .get_custom_stats = netdev_vhost_get_custom_stats,      \
     .get_status = netdev_vhost_get_status,                  \
     .update_flags = netdev_vhost_update_flags,              \
+    .set_policing = netdev_vhost_set_policing,              \
+    .get_qos_types = netdev_vhost_get_qos_types,            \
+    .get_qos = netdev_vhost_get_qos,                        \
+    .set_qos = netdev_vhost_set_qos,                        \
     .reconfigure = netdev_vhost_reconfigure,                \
     .rxq_alloc = netdev_vhost_rxq_alloc,                    \
     .rxq_construct = netdev_vhost_rxq_construct,            \
