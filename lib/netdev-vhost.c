@@ -1284,6 +1284,12 @@ netdev_vhost_get_config(const struct netdev *netdev, struct smap *args)
     int retries;
 
     ovs_mutex_lock(&dev->mutex);
+    /* Stock's keys first (dpctl/show prints them; OVS's tests read mtu). */
+    smap_add_format(args, "requested_rx_queues", "%d", dev->requested_n_qp);
+    smap_add_format(args, "configured_rx_queues", "%d", netdev->n_rxq);
+    smap_add_format(args, "requested_tx_queues", "%d", dev->requested_n_qp);
+    smap_add_format(args, "configured_tx_queues", "%d", netdev->n_txq);
+    smap_add_format(args, "mtu", "%d", dev->mtu);
     if (dev->client && dev->vhost_id) {
         smap_add(args, "vhost-server-path", dev->vhost_id);
     }
