@@ -136,6 +136,7 @@ struct netdev_vhost {
     uint64_t tx_mtu_exceeded_drops;
     uint64_t tx_down_drops;         /* No device or queue disabled. */
     uint64_t tx_qos_drops;          /* Egress QoS. */
+    uint64_t tx_invalid_hwol_drops; /* TSO packet without L4 header. */
     uint64_t rx_qos_drops;          /* Ingress policer. */
 
     struct netdev_vhost_qp qps[NETDEV_VHOST_MAX_QP];

@@ -499,6 +499,37 @@ flush_all(struct netdev_vhost *dev, bool drop)
     }
 }
 
+/* With userspace TSO (other_config:userspace-tso-enable), fills in the
+ * header lengths that rte_vhost needs to pass checksum and segmentation
+ * requests to the guest (virtio-net header), as stock OVS 3.1 does.
+ * Returns false for a TSO packet without an L4 header (dropped). */
+static bool
+prepare_offload(const struct netdev_vhost *dev, struct rte_mbuf *m)
+{
+    struct dp_packet *pkt = CONTAINER_OF(m, struct dp_packet, mbuf);
+
+    if (m->ol_flags & RTE_MBUF_F_TX_L4_MASK) {
+        m->l2_len = (char *) dp_packet_l3(pkt) - (char *) dp_packet_eth(pkt);
+        m->l3_len = (char *) dp_packet_l4(pkt) - (char *) dp_packet_l3(pkt);
+        m->outer_l2_len = 0;
+        m->outer_l3_len = 0;
+    }
+    if (m->ol_flags & RTE_MBUF_F_TX_TCP_SEG) {
+        struct tcp_header *th = dp_packet_l4(pkt);
+
+        if (!th) {
+            return false;
+        }
+        m->l4_len = TCP_OFFSET(th->tcp_ctl) * 4;
+        m->ol_flags |= RTE_MBUF_F_TX_TCP_CKSUM;
+        m->tso_segsz = dev->mtu - m->l3_len - m->l4_len;
+        if (m->ol_flags & RTE_MBUF_F_TX_IPV4) {
+            m->ol_flags |= RTE_MBUF_F_TX_IP_CKSUM;
+        }
+    }
+    return true;
+}
+
 /* Copies packets that are not DPDK mbufs into mbufs of 'dev''s mempool and
  * drops packets longer than the MTU allows.  Returns the number of packets
  * left in 'batch'; drops are counted. */
@@ -510,8 +541,12 @@ prepare_batch(struct netdev_vhost *dev, struct dp_packet_batch *batch)
     struct dp_packet *packet;
     size_t i, size = dp_packet_batch_size(batch);
 
+    int hwol_drops = 0;
+    bool tso = userspace_tso_enabled();
+
     DP_PACKET_BATCH_REFILL_FOR_EACH (i, size, packet, batch) {
         if (OVS_UNLIKELY(packet->source != DPBUF_DPDK)) {
+            struct dp_packet *orig = packet;
             uint32_t len = dp_packet_size(packet);
             struct rte_mbuf *m = len <= max_len && dev->mp
                                  ? rte_pktmbuf_alloc(dev->mp->mp) : NULL;
@@ -522,24 +557,47 @@ prepare_batch(struct netdev_vhost *dev, struct dp_packet_batch *batch)
                 memcpy(rte_pktmbuf_mtod(m, void *), dp_packet_data(packet),
                        len);
                 dp_packet_set_size(copy, len);
-                dp_packet_batch_refill(batch, copy, i);
+                if (tso) {
+                    /* Keep the offload requests and header offsets. */
+                    m->ol_flags |= packet->mbuf.ol_flags
+                                   & ~(RTE_MBUF_F_EXTERNAL
+                                       | RTE_MBUF_F_INDIRECT);
+                    copy->l2_pad_size = packet->l2_pad_size;
+                    copy->l2_5_ofs = packet->l2_5_ofs;
+                    copy->l3_ofs = packet->l3_ofs;
+                    copy->l4_ofs = packet->l4_ofs;
+                }
+                packet = copy;
             } else if (len > max_len) {
                 mtu_drops++;
+                packet = NULL;
             } else {
                 copy_drops++;
+                packet = NULL;
             }
-            dp_packet_delete(packet);
-        } else if (OVS_UNLIKELY(dp_packet_size(packet) > max_len)) {
+            dp_packet_delete(orig);
+            if (!packet) {
+                continue;
+            }
+        } else if (OVS_UNLIKELY(dp_packet_size(packet) > max_len)
+                   && !(tso && packet->mbuf.ol_flags
+                               & RTE_MBUF_F_TX_TCP_SEG)) {
             mtu_drops++;
             dp_packet_delete(packet);
-        } else {
-            dp_packet_batch_refill(batch, packet, i);
+            continue;
         }
+        if (tso && OVS_UNLIKELY(!prepare_offload(dev, &packet->mbuf))) {
+            hwol_drops++;
+            dp_packet_delete(packet);
+            continue;
+        }
+        dp_packet_batch_refill(batch, packet, i);
     }
-    if (OVS_UNLIKELY(mtu_drops || copy_drops)) {
+    if (OVS_UNLIKELY(mtu_drops || copy_drops || hwol_drops)) {
         rte_spinlock_lock(&dev->stats_lock);
         dev->tx_mtu_exceeded_drops += mtu_drops;
         dev->tx_failure_drops += copy_drops;
+        dev->tx_invalid_hwol_drops += hwol_drops;
         rte_spinlock_unlock(&dev->stats_lock);
     }
     return dp_packet_batch_size(batch);
@@ -1045,6 +1103,14 @@ vhost_driver_setup(struct netdev_vhost *dev) OVS_REQUIRES(dev->mutex)
                      | RTE_VHOST_USER_NET_STATS_ENABLE;
     int err;
 
+    if (userspace_tso_enabled()) {
+        flags |= RTE_VHOST_USER_EXTBUF_SUPPORT;
+        dev->up.ol_flags |= NETDEV_TX_OFFLOAD_TCP_TSO
+                            | NETDEV_TX_OFFLOAD_TCP_CKSUM
+                            | NETDEV_TX_OFFLOAD_UDP_CKSUM
+                            | NETDEV_TX_OFFLOAD_SCTP_CKSUM
+                            | NETDEV_TX_OFFLOAD_IPV4_CKSUM;
+    }
     if (dev->client) {
         flags |= RTE_VHOST_USER_CLIENT;
         if (vhost_iommu_enabled) {
@@ -1074,11 +1140,17 @@ vhost_driver_setup(struct netdev_vhost *dev) OVS_REQUIRES(dev->mutex)
 
     err = rte_vhost_driver_callback_register(dev->vhost_id,
                                              &vhost_device_ops);
-    if (!err && !userspace_tso_enabled()) {
-        err = rte_vhost_driver_disable_features(
-            dev->vhost_id, 1ULL << VIRTIO_NET_F_HOST_TSO4
-                           | 1ULL << VIRTIO_NET_F_HOST_TSO6
-                           | 1ULL << VIRTIO_NET_F_CSUM);
+    if (!err) {
+        /* As stock: without userspace TSO no checksum offload (and so no
+         * TSO, UFO, ECN, virtio 1.1 5.1.3.1); with it, no UFO or ECN. */
+        uint64_t unsupported = userspace_tso_enabled()
+                               ? 1ULL << VIRTIO_NET_F_HOST_ECN
+                                 | 1ULL << VIRTIO_NET_F_HOST_UFO
+                               : 1ULL << VIRTIO_NET_F_HOST_TSO4
+                                 | 1ULL << VIRTIO_NET_F_HOST_TSO6
+                                 | 1ULL << VIRTIO_NET_F_CSUM;
+
+        err = rte_vhost_driver_disable_features(dev->vhost_id, unsupported);
     }
     if (!err) {
         err = rte_vhost_driver_start(dev->vhost_id);
@@ -1703,7 +1775,8 @@ netdev_vhost_get_stats(const struct netdev *netdev, struct netdev_stats *s)
     }
     rte_spinlock_lock(&dev->stats_lock);
     tx_dropped += dev->tx_failure_drops + dev->tx_mtu_exceeded_drops
-                  + dev->tx_down_drops + dev->tx_qos_drops;
+                  + dev->tx_down_drops + dev->tx_qos_drops
+                  + dev->tx_invalid_hwol_drops;
     s->rx_dropped = dev->rx_dropped;
     rte_spinlock_unlock(&dev->stats_lock);
     ovs_mutex_unlock(&dev->mutex);
@@ -1756,6 +1829,7 @@ netdev_vhost_get_custom_stats(const struct netdev *netdev,
     tx_failure += dev->tx_failure_drops;
     uint64_t mtu_drops = dev->tx_mtu_exceeded_drops;
     uint64_t tx_qos_drops = dev->tx_qos_drops;
+    uint64_t hwol_drops = dev->tx_invalid_hwol_drops;
     uint64_t rx_qos_drops = dev->rx_qos_drops;
     rte_spinlock_unlock(&dev->stats_lock);
 
@@ -1763,7 +1837,7 @@ netdev_vhost_get_custom_stats(const struct netdev *netdev,
     custom_add(cs, &allocated, "ovs_tx_mtu_exceeded_drops", mtu_drops);
     custom_add(cs, &allocated, "ovs_tx_qos_drops", tx_qos_drops);
     custom_add(cs, &allocated, "ovs_rx_qos_drops", rx_qos_drops);
-    custom_add(cs, &allocated, "ovs_tx_invalid_hwol_drops", 0);
+    custom_add(cs, &allocated, "ovs_tx_invalid_hwol_drops", hwol_drops);
     custom_add(cs, &allocated, "tx_retries", tx_retries);
 
     /* DPDK's per-vring statistics, already named rx_q<N>_... and
