@@ -15,7 +15,8 @@ TESTSUITE_AT = \
 	tests/netdev-vhost-macros.at \
 	tests/unit.at \
 	tests/system-vhost.at \
-	tests/system-txp.at
+	tests/system-txp.at \
+	tests/system-ops.at
 EXTRA_DIST += $(TESTSUITE_AT) tests/testsuite tests/atlocal.in package.m4
 TESTSUITE = $(srcdir)/tests/testsuite
 AUTOTEST = $(AUTOM4TE) -l autotest
