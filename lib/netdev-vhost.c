@@ -851,11 +851,26 @@ new_connection(int vid)
 static void
 destroy_connection(int vid)
 {
+    struct netdev_vhost *dev = NULL;
+
+    ovs_mutex_lock(&netdev_vhost_mutex);
     if (vid >= 0 && vid < NETDEV_VHOST_MAX_VID) {
         ovs_mutex_lock(&vid_map_mutex);
+        dev = vid_map[vid];
         vid_map[vid] = NULL;
         ovs_mutex_unlock(&vid_map_mutex);
     }
+    if (dev) {
+        /* Back to one queue pair until the next guest offers more, as
+         * stock OVS does. */
+        ovs_mutex_lock(&dev->mutex);
+        if (dev->requested_n_qp != 1) {
+            dev->requested_n_qp = 1;
+            netdev_request_reconfigure(&dev->up);
+        }
+        ovs_mutex_unlock(&dev->mutex);
+    }
+    ovs_mutex_unlock(&netdev_vhost_mutex);
 }
 
 /* Guest->host notifications stay off on every vring (the PMD polls):

@@ -148,6 +148,7 @@ struct options {
     struct rte_ether_addr src_mac;
     struct rte_ether_addr dst_mac;
     uint32_t stream;
+    unsigned int flows;
     unsigned int queues;
     bool packed;
     unsigned int lcore;
@@ -157,6 +158,7 @@ struct options {
     double duration_s;
     uint64_t stats_interval_ms;
     uint64_t wait_link_s;
+    const char *start_file;
     bool verbose;
     int n_extra_eal;
     char **extra_eal;
@@ -253,6 +255,9 @@ usage(void)
            "  --packed               packed ring (default split ring)\n"
            "  --wait-link=SECONDS    wait for socket and link, 0 = forever\n"
            "                         (default 10; exit 3 on timeout)\n"
+           "  --start-file=PATH      with the link up, wait until PATH exists"
+           "\n"
+           "                         before starting the run\n"
            "Behaviour:\n"
            "  --role=rx|tx|echo      (default rx)\n"
            "  --mode=poll|interrupt|alternate  Rx mode (default poll)\n"
@@ -275,6 +280,9 @@ usage(void)
            "  --src-mac=MAC          (default 02:00:00:00:00:01)\n"
            "  --dst-mac=MAC          (default 02:00:00:00:00:02)\n"
            "  --stream=ID            stream id, 0..4294967295 (default 0)\n"
+           "  --flows=N              tx: UDP source ports the stream "
+           "cycles\n"
+           "                         through, 1..64512 (default 1)\n"
            "Runtime:\n"
            "  --lcore=N              CPU to run on (default 0)\n"
            "  --file-prefix=NAME     EAL file prefix (default "
@@ -406,6 +414,8 @@ enum {
     OPT_DURATION,
     OPT_STATS_INTERVAL,
     OPT_WAIT_LINK,
+    OPT_START_FILE,
+    OPT_FLOWS,
 };
 
 static void
@@ -433,6 +443,8 @@ parse_options(int argc, char *argv[], struct options *opt)
         {"duration", required_argument, NULL, OPT_DURATION},
         {"stats-interval", required_argument, NULL, OPT_STATS_INTERVAL},
         {"wait-link", required_argument, NULL, OPT_WAIT_LINK},
+        {"start-file", required_argument, NULL, OPT_START_FILE},
+        {"flows", required_argument, NULL, OPT_FLOWS},
         {"verbose", no_argument, NULL, 'v'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
@@ -449,6 +461,7 @@ parse_options(int argc, char *argv[], struct options *opt)
     rte_ether_unformat_addr("02:00:00:00:00:01", &opt->src_mac);
     rte_ether_unformat_addr("02:00:00:00:00:02", &opt->dst_mac);
     opt->queues = 1;
+    opt->flows = 1;
     opt->mem_mb = 256;
     opt->wait_link_s = 10;
 
@@ -546,6 +559,15 @@ parse_options(int argc, char *argv[], struct options *opt)
             break;
         case OPT_WAIT_LINK:
             opt->wait_link_s = parse_uint(name, optarg, 0, 86400);
+            break;
+        case OPT_START_FILE:
+            if (!optarg[0]) {
+                usage_error("--%s: expected a file name", name);
+            }
+            opt->start_file = optarg;
+            break;
+        case OPT_FLOWS:
+            opt->flows = parse_uint(name, optarg, 1, 64512);
             break;
         case 'v':
             opt->verbose = true;
@@ -686,6 +708,14 @@ fill_packet(struct guest *g, struct rte_mbuf *m, uint64_t now_ns)
     memset(payload, 0, payload_len);
     put_be32(payload + PAYLOAD_MAGIC_OFS, PAYLOAD_MAGIC);
     put_be32(payload + PAYLOAD_STREAM_OFS, g->opt.stream);
+    if (g->opt.flows > 1) {
+        struct rte_udp_hdr *udp = (struct rte_udp_hdr *)
+            (data + RTE_ETHER_HDR_LEN + sizeof(struct rte_ipv4_hdr));
+
+        /* The UDP checksum is 0 ("none"): nothing to update. */
+        udp->src_port = rte_cpu_to_be_16(
+            1024 + (g->opt.stream + g->next_seq % g->opt.flows) % 64512);
+    }
     put_be64(payload + PAYLOAD_SEQ_OFS, g->next_seq++);
     if (ts_bytes == 8) {
         put_be64(payload + PAYLOAD_TS_OFS, now_ns);
@@ -1265,6 +1295,19 @@ wait_link(struct guest *g, uint64_t deadline_ns)
     }
 }
 
+/* Waits, with the link up, until --start-file exists (a test takes its
+ * readings of the idle connection meanwhile), or until a signal. */
+static void
+wait_start_file(const struct guest *g)
+{
+    struct stat st;
+
+    while (g->opt.start_file && stat(g->opt.start_file, &st)
+           && !stop_signals) {
+        usleep(1000);
+    }
+}
+
 /* Main loop. */
 
 static uint64_t
@@ -1567,6 +1610,7 @@ main(int argc, char *argv[])
         register_rx_intr(g);
     }
     build_template(g);
+    wait_start_file(g);
 
     duration = run(g);
     print_report(g, duration);
