@@ -47,3 +47,10 @@ check-local: tests/atconfig tests/atlocal $(TESTSUITE) $(check_PROGRAMS) \
 
 clean-local:
 	test ! -f '$(TESTSUITE)' || $(SHELL) '$(TESTSUITE)' -C tests --clean
+
+# "make check-unit": only the unit tests (no DPDK, no OVS), e.g. in a
+# --enable-sanitizers build (utilities/ovs-vhost-build --check runs them so).
+check-unit: tests/atconfig tests/atlocal $(TESTSUITE) $(check_PROGRAMS)
+	$(SHELL) '$(TESTSUITE)' -C tests AUTOTEST_PATH='$(AUTOTEST_PATH)' \
+	  -k unit $(TESTSUITEFLAGS)
+.PHONY: check-unit
