@@ -129,6 +129,9 @@
 #define DRAIN_IDLE_NS (100 * 1000 * 1000)
 #define DRAIN_MAX_NS (UINT64_C(2) * 1000 * 1000 * 1000)
 
+/* How often the link status is read during the run (see check_link()). */
+#define LINK_CHECK_MS 100
+
 enum role { ROLE_RX, ROLE_TX, ROLE_ECHO };
 enum mode { MODE_POLL, MODE_INTERRUPT, MODE_ALTERNATE };
 
@@ -195,6 +198,11 @@ struct guest {
     uint64_t echo_dropped;
     uint64_t wakeups;
     uint64_t untracked;         /* Our packets of streams beyond the table. */
+
+    /* Link status as last read (check_link()). */
+    bool lsc;                   /* DPDK's interrupt thread watches it. */
+    bool link_up;
+    uint64_t next_link_check;   /* TSC. */
 
     struct stream_stats streams[MAX_STREAMS];
     unsigned int n_streams;
@@ -1247,6 +1255,17 @@ setup_port(struct guest *g)
 
     memset(&conf, 0, sizeof conf);
     conf.intr_conf.rxq = opt->mode != MODE_POLL;
+    /* Link status change interrupts where the device has them, as testpmd
+     * enables them (virtio-user over vhost-user has them): DPDK's
+     * interrupt thread then notices that the vhost-user connection closed
+     * and, in --server mode, accepts the connection of a restarted switch.
+     * (Polling the link status from this thread instead does the same,
+     * but on DPDK 22.11 leaves a closed fd registered with the interrupt
+     * thread after a reconnection, which panics when the port closes.) */
+    if (info.dev_flags && (*info.dev_flags & RTE_ETH_DEV_INTR_LSC)) {
+        conf.intr_conf.lsc = 1;
+        g->lsc = true;
+    }
     error = rte_eth_dev_configure(g->port, opt->queues, opt->queues, &conf);
     if (error) {
         fatal(EXIT_FAILURE, "cannot configure port: %s",
@@ -1282,6 +1301,7 @@ wait_link(struct guest *g, uint64_t deadline_ns)
         memset(&link, 0, sizeof link);
         if (!rte_eth_link_get_nowait(g->port, &link)
             && link.link_status == RTE_ETH_LINK_UP) {
+            g->link_up = true;
             return;
         }
         if (deadline_passed(deadline_ns) || stop_signals) {
@@ -1292,19 +1312,6 @@ wait_link(struct guest *g, uint64_t deadline_ns)
                   : "the switch did not complete the vhost-user setup");
         }
         usleep(10 * 1000);
-    }
-}
-
-/* Waits, with the link up, until --start-file exists (a test takes its
- * readings of the idle connection meanwhile), or until a signal. */
-static void
-wait_start_file(const struct guest *g)
-{
-    struct stat st;
-
-    while (g->opt.start_file && stat(g->opt.start_file, &st)
-           && !stop_signals) {
-        usleep(1000);
     }
 }
 
@@ -1329,6 +1336,46 @@ limit_timeout(const struct guest *g, uint64_t now, uint64_t deadline,
     ms = deadline > now ? (deadline - now) * 1000 / g->tsc_hz : 0;
     if (ms < (uint64_t) *timeout_ms) {
         *timeout_ms = ms;
+    }
+}
+
+/* Reads the link status every LINK_CHECK_MS, unless DPDK's link status
+ * change interrupts do it (see setup_port()).  Reading it is what lets
+ * DPDK's virtio-user notice that the vhost-user connection closed and, in
+ * --server mode, accept the connection of a restarted switch and set the
+ * device up again.  Says so on stderr when the link changes. */
+static void
+check_link(struct guest *g, uint64_t now)
+{
+    struct rte_eth_link link;
+    bool up;
+
+    if (g->lsc || now < g->next_link_check) {
+        return;
+    }
+    g->next_link_check = now + ms_to_tsc(g, LINK_CHECK_MS);
+    memset(&link, 0, sizeof link);
+    if (rte_eth_link_get_nowait(g->port, &link)) {
+        return;
+    }
+    up = link.link_status == RTE_ETH_LINK_UP;
+    if (up != g->link_up) {
+        g->link_up = up;
+        fprintf(stderr, "%s: link %s\n", PROGRAM_NAME, up ? "up" : "down");
+    }
+}
+
+/* Waits, with the link up, until --start-file exists (a test takes its
+ * readings of the idle connection meanwhile), or until a signal. */
+static void
+wait_start_file(struct guest *g)
+{
+    struct stat st;
+
+    while (g->opt.start_file && stat(g->opt.start_file, &st)
+           && !stop_signals) {
+        check_link(g, rte_rdtsc());
+        usleep(1000);
     }
 }
 
@@ -1376,6 +1423,8 @@ run(struct guest *g)
     for (;;) {
         uint64_t now = rte_rdtsc();
         int timeout_ms;
+
+        check_link(g, now);
 
         /* Stop conditions.  A second signal stops at once. */
         if (stop_signals > 1) {
