@@ -234,6 +234,12 @@ install_signal_handlers(void)
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
+
+    /* The switch may close the vhost-user socket at any time (port
+     * deleted, switch stopped): virtio-user's next message to it must fail
+     * with EPIPE, not kill the guest before it prints its report. */
+    sa.sa_handler = SIG_IGN;
+    sigaction(SIGPIPE, &sa, NULL);
 }
 
 static uint64_t
