@@ -56,6 +56,8 @@ struct netdev_vhost_qp {
     uint64_t tx_packets;            /* Packets placed in the used ring. */
     uint64_t tx_bytes;
     uint64_t tx_dropped;            /* Not accepted after retries. */
+    uint64_t tx_dropped_base;       /* 'tx_dropped' at the last
+                                     * netdev-vhost/clear-stats. */
     uint64_t tx_retries;
     uint64_t queries;               /* Ring questions asked. */
     uint64_t queries_skipped;       /* ...not asked: ring being changed. */

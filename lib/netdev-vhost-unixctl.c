@@ -80,6 +80,8 @@ show_port(struct netdev_vhost *dev, void *ds_)
         int n_staged = qp->txp.n_staged;
         bool wants = qp->last_wants_intr;
         bool enabled = qp->tx_enabled;
+        uint64_t drops = qp->tx_dropped - qp->tx_dropped_base
+                         + st.staged_drops;
         rte_spinlock_unlock(&qp->tx_lock);
 
         uint64_t kicks = qp->kicks_base + netdev_vhost_vring_kicks(vid, q);
@@ -94,7 +96,7 @@ show_port(struct netdev_vhost *dev, void *ds_)
                       st.flushes[VHOST_TXP_FLUSH_FULL],
                       st.flushes[VHOST_TXP_FLUSH_GUEST],
                       st.flushes[VHOST_TXP_FLUSH_RECONFIG],
-                      st.staged_drops, n_staged, kicks,
+                      drops, n_staged, kicks,
                       pkts ? 1000.0 * kicks / pkts : 0.0, st.max_wait_us);
     }
     ovs_mutex_unlock(&dev->mutex);
@@ -111,6 +113,7 @@ clear_port(struct netdev_vhost *dev, void *aux OVS_UNUSED)
 
         rte_spinlock_lock(&qp->tx_lock);
         vhost_txp_clear_stats(&qp->txp);
+        qp->tx_dropped_base = qp->tx_dropped;
         rte_spinlock_unlock(&qp->tx_lock);
         /* DPDK's kick counter cannot be reset: offset it. */
         qp->kicks_base = -netdev_vhost_vring_kicks(vid, q);

@@ -1337,11 +1337,18 @@ netdev_vhost_destruct(struct netdev *netdev)
 {
     struct netdev_vhost *dev = netdev_vhost_cast(netdev);
 
-    vhost_driver_teardown(dev);
-
+    /* Out of the list first, as stock OVS does: rte_vhost_driver_unregister()
+     * calls destroy_device() in this thread for a connected guest, and that
+     * must not find the port.  It would call ovsrcu_synchronize() with
+     * netdev_mutex held (our caller holds it) and then leave the main thread
+     * quiescent (ovsrcu_quiesce_start()) while it still uses RCU-protected
+     * data.  No PMD thread uses the port any more; what is staged is dropped
+     * and counted below. */
     ovs_mutex_lock(&netdev_vhost_mutex);
     ovs_list_remove(&dev->list_node);
     ovs_mutex_unlock(&netdev_vhost_mutex);
+
+    vhost_driver_teardown(dev);
 
     ovs_mutex_lock(&vid_map_mutex);
     for (int i = 0; i < NETDEV_VHOST_MAX_VID; i++) {
