@@ -45,6 +45,7 @@
 #include <rte_pause.h>
 #include <rte_vhost.h>
 
+#include "connectivity.h"
 #include "coverage.h"
 #include "dirs.h"
 #include "dp-packet.h"
@@ -873,6 +874,20 @@ destroy_connection(int vid)
     ovs_mutex_unlock(&netdev_vhost_mutex);
 }
 
+/* netdev_change_seq_changed() for the vhost-events thread.  OVS's version
+ * wakes the main thread (connectivity seq) before it bumps the port's
+ * change_seq: the main thread can refresh the port's database status in
+ * between, find the port unchanged and not look again, so that link_state
+ * and status stay stale (seen when guests reconnect to a restarted
+ * ovs-vswitchd).  Waking the main thread again after the bump closes that
+ * window. */
+static void
+change_seq_changed_async(struct netdev_vhost *dev)
+{
+    netdev_change_seq_changed(&dev->up);
+    seq_change(connectivity_seq_get());
+}
+
 /* Guest->host notifications stay off on every vring (the PMD polls):
  * applied at new_device and again whenever a vring becomes enabled (seed
  * 000: a setting made before a vring is ready may not stick). */
@@ -933,7 +948,7 @@ new_device(int vid)
     } else {
         atomic_store_relaxed(&dev->ready, true);
     }
-    netdev_change_seq_changed(&dev->up);
+    change_seq_changed_async(dev);
     ovs_mutex_unlock(&dev->mutex);
     ovs_mutex_unlock(&netdev_vhost_mutex);
 
@@ -975,7 +990,7 @@ destroy_device(int vid)
             qp->rx_enabled = false;
         }
         remap_txqs(dev);
-        netdev_change_seq_changed(&dev->up);
+        change_seq_changed_async(dev);
         ovs_mutex_unlock(&dev->mutex);
     }
     ovs_mutex_unlock(&netdev_vhost_mutex);
