@@ -105,6 +105,8 @@ struct netdev_vhost {
     atomic_bool rings_valid;        /* Ring guard, see netdev_vhost_qp. */
     atomic_uint n_staged;           /* Packets staged in all qps. */
     uint64_t features;              /* Negotiated virtio features. */
+    uint64_t mem_table_msgs;        /* VHOST_USER_SET_MEM_TABLE messages
+                                     * (ring guard; vhost-events thread). */
     int numa_id;
     int requested_numa_id;
     int mtu;

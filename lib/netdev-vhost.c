@@ -302,14 +302,24 @@ vid_map_get(int vid)
     return dev;
 }
 
+/* A vhost-user message starts with its request code, 32 bits (vhost-user
+ * protocol, "Message Specification"); SET_MEM_TABLE is 5. */
+#define VHOST_USER_REQ_SET_MEM_TABLE 5
+
 static enum rte_vhost_msg_result
-ring_guard_pre_msg(int vid, void *msg OVS_UNUSED)
+ring_guard_pre_msg(int vid, void *msg)
 {
+    uint32_t request;
+
+    memcpy(&request, msg, sizeof request);
     ovs_mutex_lock(&vid_map_mutex);
     struct netdev_vhost *dev = vid >= 0 && vid < NETDEV_VHOST_MAX_VID
                                ? vid_map[vid] : NULL;
     if (dev) {
         rings_invalidate(dev);
+        if (request == VHOST_USER_REQ_SET_MEM_TABLE) {
+            dev->mem_table_msgs++;
+        }
     }
     ovs_mutex_unlock(&vid_map_mutex);
     return RTE_VHOST_MSG_RESULT_NOT_HANDLED;
@@ -1929,6 +1939,7 @@ netdev_vhost_get_custom_stats(const struct netdev *netdev,
         custom_add(cs, &allocated, "ovs_mempool_in_use",
                    mempool_in_use(dev->mp));
     }
+    custom_add(cs, &allocated, "vhost_mem_table_msgs", dev->mem_table_msgs);
     ovs_mutex_unlock(&dev->mutex);
     return 0;
 }

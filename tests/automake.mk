@@ -16,6 +16,7 @@ TESTSUITE_AT = \
 	tests/unit.at \
 	tests/system-vhost.at \
 	tests/system-txp.at \
+	tests/system-reliability.at \
 	tests/system-ops.at
 EXTRA_DIST += $(TESTSUITE_AT) tests/testsuite tests/atlocal.in package.m4
 TESTSUITE = $(srcdir)/tests/testsuite

@@ -72,6 +72,7 @@
 #include <rte_ip.h>
 #include <rte_lcore.h>
 #include <rte_log.h>
+#include <rte_malloc.h>
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
 #include <rte_pause.h>
@@ -162,6 +163,13 @@ struct options {
     uint64_t stats_interval_ms;
     uint64_t wait_link_s;
     const char *start_file;
+    uint64_t mem_churn_ms;
+    uint64_t mem_churn_mb;
+    bool flip_intr;
+    bool stop_consuming;
+    uint64_t stop_consuming_after;
+    uint64_t queue_change_ms;
+    uint64_t cycles;
     bool verbose;
     int n_extra_eal;
     char **extra_eal;
@@ -213,6 +221,32 @@ struct guest {
 
     bool intr_registered;
     unsigned int tx_queue_rr;
+    struct rte_eth_conf conf;   /* As configured by setup_port(). */
+    int socket_id;
+
+    /* Queue pairs in use: --queues, or 1 between --queue-change-ms
+     * changes. */
+    unsigned int active_queues;
+    uint64_t queue_changes;
+    uint64_t rx_flushed;        /* Received packets the driver dropped when
+                                 * the port restarted (queue changes). */
+
+    /* --mem-churn-ms. */
+    void *churn_buf;
+    uint64_t churn_allocs;
+    uint64_t churn_frees;
+    uint64_t churn_failures;
+    uint64_t mem_events[2];     /* DPDK memory events: alloc, free. */
+
+    /* --flip-intr. */
+    bool flip_on;
+    uint64_t intr_flips;
+
+    /* --stop-consuming-after: true once the guest stopped reading. */
+    bool consuming_stopped;
+
+    /* --cycles: connections completed (attached, run, detached). */
+    uint64_t cycles_done;
 };
 
 static volatile sig_atomic_t stop_signals;
@@ -288,6 +322,30 @@ usage(void)
            "  --idle-ms=MS           rx/echo: stop when idle this long after"
            " the\n"
            "                         first packet (default 0 = never)\n"
+           "Faults (for reliability tests of the switch):\n"
+           "  --mem-churn-ms=MS      every MS allocate, then free, hugepage "
+           "memory,\n"
+           "                         so that virtio-user sends the switch a "
+           "new\n"
+           "                         memory table each time (default 0 = "
+           "off)\n"
+           "  --mem-churn-mb=MB      memory allocated by each churn step, "
+           "2..1024\n"
+           "                         (default 32)\n"
+           "  --flip-intr            poll, but enable and disable Rx "
+           "interrupts\n"
+           "                         (the suppression flag) on every poll\n"
+           "  --stop-consuming-after=N  rx/echo: stop reading the rx queues "
+           "after\n"
+           "                         N packets (rings stay full)\n"
+           "  --queue-change-ms=MS   every MS switch between --queues and 1 "
+           "queue\n"
+           "                         pair (port restart, poll mode only)\n"
+           "  --cycles=N             connect, run, disconnect N times "
+           "(default 1);\n"
+           "                         each run ends as the options say, e.g."
+           "\n"
+           "                         --duration\n"
            "Packets:\n"
            "  --size=BYTES           frame size without CRC, 60..1514 "
            "(default 64)\n"
@@ -430,6 +488,12 @@ enum {
     OPT_WAIT_LINK,
     OPT_START_FILE,
     OPT_FLOWS,
+    OPT_MEM_CHURN_MS,
+    OPT_MEM_CHURN_MB,
+    OPT_FLIP_INTR,
+    OPT_STOP_CONSUMING_AFTER,
+    OPT_QUEUE_CHANGE_MS,
+    OPT_CYCLES,
 };
 
 static void
@@ -459,6 +523,13 @@ parse_options(int argc, char *argv[], struct options *opt)
         {"wait-link", required_argument, NULL, OPT_WAIT_LINK},
         {"start-file", required_argument, NULL, OPT_START_FILE},
         {"flows", required_argument, NULL, OPT_FLOWS},
+        {"mem-churn-ms", required_argument, NULL, OPT_MEM_CHURN_MS},
+        {"mem-churn-mb", required_argument, NULL, OPT_MEM_CHURN_MB},
+        {"flip-intr", no_argument, NULL, OPT_FLIP_INTR},
+        {"stop-consuming-after", required_argument, NULL,
+         OPT_STOP_CONSUMING_AFTER},
+        {"queue-change-ms", required_argument, NULL, OPT_QUEUE_CHANGE_MS},
+        {"cycles", required_argument, NULL, OPT_CYCLES},
         {"verbose", no_argument, NULL, 'v'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
@@ -478,6 +549,8 @@ parse_options(int argc, char *argv[], struct options *opt)
     opt->flows = 1;
     opt->mem_mb = 256;
     opt->wait_link_s = 10;
+    opt->mem_churn_mb = 32;
+    opt->cycles = 1;
 
     opterr = 1;
     for (;;) {
@@ -583,6 +656,26 @@ parse_options(int argc, char *argv[], struct options *opt)
         case OPT_FLOWS:
             opt->flows = parse_uint(name, optarg, 1, 64512);
             break;
+        case OPT_MEM_CHURN_MS:
+            opt->mem_churn_ms = parse_uint(name, optarg, 0, 3600000);
+            break;
+        case OPT_MEM_CHURN_MB:
+            opt->mem_churn_mb = parse_uint(name, optarg, 2, 1024);
+            break;
+        case OPT_FLIP_INTR:
+            opt->flip_intr = true;
+            break;
+        case OPT_STOP_CONSUMING_AFTER:
+            opt->stop_consuming = true;
+            opt->stop_consuming_after = parse_uint(name, optarg, 0,
+                                                   INT64_MAX);
+            break;
+        case OPT_QUEUE_CHANGE_MS:
+            opt->queue_change_ms = parse_uint(name, optarg, 0, 3600000);
+            break;
+        case OPT_CYCLES:
+            opt->cycles = parse_uint(name, optarg, 1, 1000000);
+            break;
         case 'v':
             opt->verbose = true;
             break;
@@ -622,6 +715,19 @@ parse_options(int argc, char *argv[], struct options *opt)
         && !CPU_ISSET(opt->lcore, &cpus)) {
         usage_error("--lcore=%u: CPU %u is not available to this process",
                     opt->lcore, opt->lcore);
+    }
+
+    if (opt->flip_intr && opt->mode != MODE_POLL) {
+        usage_error("--flip-intr needs --mode=poll (it flips the Rx "
+                    "interrupts itself)");
+    }
+    if (opt->stop_consuming && opt->role == ROLE_TX) {
+        usage_error("--stop-consuming-after is for --role=rx or echo");
+    }
+    if (opt->queue_change_ms && (opt->queues < 2
+                                 || opt->mode != MODE_POLL)) {
+        usage_error("--queue-change-ms needs --queues=2 or more and "
+                    "--mode=poll");
     }
 
     if (!have_prefix) {
@@ -981,15 +1087,32 @@ handle_rx_burst(struct guest *g, uint16_t q, struct rte_mbuf **pkts,
     }
 }
 
-/* Polls every queue once.  Returns the number of packets received. */
+/* Returns how many packets the guest may read in its next burst:
+ * MAX_BURST, or fewer (down to 0) as --stop-consuming-after nears. */
+static uint16_t
+rx_budget(const struct guest *g)
+{
+    uint64_t left;
+
+    if (!g->opt.stop_consuming) {
+        return MAX_BURST;
+    }
+    left = (g->opt.stop_consuming_after > g->rx_packets
+            ? g->opt.stop_consuming_after - g->rx_packets : 0);
+    return RTE_MIN(left, (uint64_t) MAX_BURST);
+}
+
+/* Polls every queue in use once.  Returns the number of packets
+ * received. */
 static unsigned int
 poll_queues(struct guest *g)
 {
     unsigned int total = 0;
 
-    for (uint16_t q = 0; q < g->opt.queues; q++) {
+    for (uint16_t q = 0; q < g->active_queues; q++) {
         struct rte_mbuf *pkts[MAX_BURST];
-        uint16_t n = rte_eth_rx_burst(g->port, q, pkts, MAX_BURST);
+        uint16_t budget = rx_budget(g);
+        uint16_t n = budget ? rte_eth_rx_burst(g->port, q, pkts, budget) : 0;
 
         if (n) {
             handle_rx_burst(g, q, pkts, n);
@@ -1024,7 +1147,7 @@ send_burst(struct guest *g, unsigned int n)
             break;
         }
     }
-    q = g->tx_queue_rr++ % g->opt.queues;
+    q = g->tx_queue_rr++ % g->active_queues;
     sent = tx_with_retry(g, q, pkts, n);
     g->tx_packets += sent;
     g->tx_dropped += n - sent;
@@ -1036,7 +1159,7 @@ send_burst(struct guest *g, unsigned int n)
 static void
 set_rx_intr(struct guest *g, bool enable)
 {
-    for (uint16_t q = 0; q < g->opt.queues; q++) {
+    for (uint16_t q = 0; q < g->active_queues; q++) {
         if (enable) {
             rte_eth_dev_rx_intr_enable(g->port, q);
         } else {
@@ -1060,13 +1183,15 @@ intr_sleep(struct guest *g, int timeout_ms)
 
     /* A packet that arrived after the last empty poll but before the
      * interrupt was enabled raises no interrupt: look once more. */
-    for (uint16_t q = 0; q < g->opt.queues; q++) {
-        n[q] = rte_eth_rx_burst(g->port, q, pkts[q], MAX_BURST);
+    for (uint16_t q = 0; q < g->active_queues; q++) {
+        uint16_t budget = rx_budget(g);
+
+        n[q] = budget ? rte_eth_rx_burst(g->port, q, pkts[q], budget) : 0;
         total += n[q];
     }
     if (total) {
         set_rx_intr(g, false);
-        for (uint16_t q = 0; q < g->opt.queues; q++) {
+        for (uint16_t q = 0; q < g->active_queues; q++) {
             if (n[q]) {
                 handle_rx_burst(g, q, pkts[q], n[q]);
             }
@@ -1075,7 +1200,7 @@ intr_sleep(struct guest *g, int timeout_ms)
     }
 
     n_events = rte_epoll_wait_interruptible(RTE_EPOLL_PER_THREAD, events,
-                                            g->opt.queues, timeout_ms);
+                                            g->active_queues, timeout_ms);
     if (n_events > 0) {
         g->wakeups++;
     }
@@ -1136,8 +1261,14 @@ build_eal_args(const struct options *opt, const char *devargs,
     EAL_ARG("--no-pci");
     EAL_ARG("--in-memory");
     EAL_ARG("--single-file-segments");
-    EAL_ARG("-m");
-    EAL_ARG("%"PRIu64, opt->mem_mb);
+    if (opt->mem_churn_ms) {
+        /* Nothing preallocated: memory is mapped as needed and unmapped
+         * when freed, so that --mem-churn-ms changes the memory layout. */
+        EAL_ARG("--socket-limit=%"PRIu64, opt->mem_mb);
+    } else {
+        EAL_ARG("-m");
+        EAL_ARG("%"PRIu64, opt->mem_mb);
+    }
     EAL_ARG("--file-prefix=%s", opt->file_prefix);
     EAL_ARG("--no-telemetry");
     EAL_ARG("--log-level=%s", opt->verbose ? "info" : "error");
@@ -1213,8 +1344,10 @@ find_port(struct guest *g, const char *devargs, uint64_t deadline_ns)
             /* Repeated connect errors are expected while we wait. */
             rte_log_set_global_level(RTE_LOG_EMERG);
         }
+        if (retried || !g->cycles_done) {
+            usleep(100 * 1000);
+        }
         retried = true;
-        usleep(100 * 1000);
         rte_dev_probe(devargs);
     }
     rte_log_set_global_level(saved_level);
@@ -1241,8 +1374,12 @@ setup_port(struct guest *g)
     n_mbufs = opt->queues * (2 * RING_SIZE + 2 * MAX_BURST)
               + 2 * MBUF_CACHE + 1024;
     n_mbufs = rte_align32pow2(n_mbufs) - 1;
-    g->pool = rte_pktmbuf_pool_create("ovhg_mbufs", n_mbufs, MBUF_CACHE, 0,
-                                      RTE_MBUF_DEFAULT_BUF_SIZE, socket_id);
+    if (!g->pool) {
+        /* Once: later --cycles reuse it. */
+        g->pool = rte_pktmbuf_pool_create("ovhg_mbufs", n_mbufs, MBUF_CACHE,
+                                          0, RTE_MBUF_DEFAULT_BUF_SIZE,
+                                          socket_id);
+    }
     if (!g->pool) {
         fatal(EXIT_FAILURE, "cannot create mbuf pool of %u mbufs: %s "
               "(try a larger --mem)", n_mbufs, rte_strerror(rte_errno));
@@ -1260,7 +1397,7 @@ setup_port(struct guest *g)
     }
 
     memset(&conf, 0, sizeof conf);
-    conf.intr_conf.rxq = opt->mode != MODE_POLL;
+    conf.intr_conf.rxq = opt->mode != MODE_POLL || opt->flip_intr;
     /* Link status change interrupts where the device has them, as testpmd
      * enables them (virtio-user over vhost-user has them): DPDK's
      * interrupt thread then notices that the vhost-user connection closed
@@ -1296,6 +1433,127 @@ setup_port(struct guest *g)
         fatal(EXIT_FAILURE, "cannot start port: %s", rte_strerror(-error));
     }
     g->port_started = true;
+    g->conf = conf;
+    g->socket_id = socket_id;
+    g->active_queues = opt->queues;
+}
+
+/* Restarts the port with 'n' queue pairs in use (--queue-change-ms).
+ *
+ * When the port starts, DPDK's virtio driver tells the device how many
+ * pairs are in use (VIRTIO_NET_CTRL_MQ_VQ_PAIRS_SET on its control
+ * queue), which virtio-user turns into VHOST_USER_SET_VRING_ENABLE
+ * messages for the switch: pairs beyond 'n' disabled, the others enabled.
+ * A Linux guest does the same for "ethtool -L eth0 combined N".
+ *
+ * The start also drops what the rx queues had received but the guest had
+ * not read yet ("flush the old packets").  Every rx descriptor holds an
+ * mbuf between bursts (the driver refills after each one) and the guest
+ * holds none, so the mbufs the start returns to the pool are exactly
+ * those packets: counted as rx_flushed, so that the guest's losses stay
+ * exact. */
+static void
+change_queues(struct guest *g, unsigned int n)
+{
+    unsigned int old = g->active_queues;
+    unsigned int before, after;
+    int error;
+
+    error = rte_eth_dev_stop(g->port);
+    if (error) {
+        fatal(EXIT_FAILURE, "cannot stop port: %s", rte_strerror(-error));
+    }
+    error = rte_eth_dev_configure(g->port, n, n, &g->conf);
+    if (error) {
+        fatal(EXIT_FAILURE, "cannot configure port with %u queues: %s", n,
+              rte_strerror(-error));
+    }
+    for (uint16_t q = old; q < n; q++) {
+        error = rte_eth_rx_queue_setup(g->port, q, RING_SIZE, g->socket_id,
+                                       NULL, g->pool);
+        if (!error) {
+            error = rte_eth_tx_queue_setup(g->port, q, RING_SIZE,
+                                           g->socket_id, NULL);
+        }
+        if (error) {
+            fatal(EXIT_FAILURE, "cannot set up queue %u: %s", q,
+                  rte_strerror(-error));
+        }
+    }
+    before = rte_mempool_in_use_count(g->pool);
+    error = rte_eth_dev_start(g->port);
+    if (error) {
+        fatal(EXIT_FAILURE, "cannot restart port with %u queues: %s", n,
+              rte_strerror(-error));
+    }
+    after = rte_mempool_in_use_count(g->pool);
+    if (before > after) {
+        g->rx_flushed += before - after;
+    }
+    g->active_queues = n;
+    g->queue_changes++;
+}
+
+/* DPDK memory event callback: counts the changes of the memory map that
+ * virtio-user's own callback turns into VHOST_USER_SET_MEM_TABLE. */
+static void
+count_mem_event(enum rte_mem_event type, const void *addr, size_t len,
+                void *arg)
+{
+    struct guest *g = arg;
+
+    (void) addr;
+    (void) len;
+    g->mem_events[type == RTE_MEM_EVENT_ALLOC ? 0 : 1]++;
+}
+
+/* One step of --mem-churn-ms: allocates --mem-churn-mb of hugepage memory
+ * if none is held, frees it otherwise.  The EAL runs with dynamic memory
+ * and no preallocation (see build_eal_args()), so the heap has little
+ * free space: the allocation maps new hugepages and the free unmaps them.
+ * Each change calls DPDK's memory event callbacks, and virtio-user's
+ * pauses its queues (VHOST_USER_SET_VRING_ENABLE 0), sends the switch
+ * VHOST_USER_SET_MEM_TABLE with the memory it then finds mapped and
+ * resumes the queues, in this thread.
+ *
+ * The callbacks of a free run before the pages are unmapped, so the table
+ * sent then still has them.  After a free the step therefore maps and
+ * unmaps one more hugepage ("probe"): its allocation sends the table
+ * without the freed memory.  So every step changes the memory table the
+ * switch has: the allocation grows the guest's region, the probe shrinks
+ * it. */
+static void
+mem_churn_step(struct guest *g)
+{
+    size_t len = (size_t) g->opt.mem_churn_mb << 20;
+
+    if (g->churn_buf) {
+        void *probe;
+
+        rte_free(g->churn_buf);
+        g->churn_buf = NULL;
+        g->churn_frees++;
+
+        /* 2 MB does not fit in what is left of the mapped pages. */
+        probe = rte_malloc_socket("ovhg_churn_probe", 2 << 20, 0,
+                                  g->socket_id);
+        if (probe) {
+            rte_free(probe);
+        } else {
+            g->churn_failures++;
+        }
+        return;
+    }
+    g->churn_buf = rte_malloc_socket("ovhg_churn", len, 0, g->socket_id);
+    if (!g->churn_buf) {
+        g->churn_failures++;
+        return;
+    }
+    /* Write every page: the memory is really there. */
+    for (size_t ofs = 0; ofs < len; ofs += 4096) {
+        ((volatile char *) g->churn_buf)[ofs] = 1;
+    }
+    g->churn_allocs++;
 }
 
 static void
@@ -1391,9 +1649,13 @@ print_progress(const struct guest *g, double elapsed, bool intr)
     fprintf(stderr, "{\"elapsed_s\":%.3f,\"rx_mode\":\"%s\","
             "\"tx_packets\":%"PRIu64",\"tx_dropped\":%"PRIu64","
             "\"rx_packets\":%"PRIu64",\"echoed\":%"PRIu64","
-            "\"wakeups\":%"PRIu64"}\n",
+            "\"wakeups\":%"PRIu64",\"mem_churn_steps\":%"PRIu64","
+            "\"queue_changes\":%"PRIu64",\"intr_flips\":%"PRIu64","
+            "\"cycles\":%"PRIu64"}\n",
             elapsed, intr ? "interrupt" : "poll", g->tx_packets,
-            g->tx_dropped, g->rx_packets, g->echoed, g->wakeups);
+            g->tx_dropped, g->rx_packets, g->echoed, g->wakeups,
+            g->churn_allocs + g->churn_frees, g->queue_changes,
+            g->intr_flips, g->cycles_done);
 }
 
 /* Runs the traffic until a stop condition.  Returns the run time in
@@ -1413,6 +1675,8 @@ run(struct guest *g)
     const uint64_t drain_max = DRAIN_MAX_NS * hz / 1000000000 + drain_idle;
     uint64_t next_switch = UINT64_MAX;
     uint64_t next_stats = UINT64_MAX;
+    uint64_t next_churn = UINT64_MAX;
+    uint64_t next_qchange = UINT64_MAX;
     uint64_t next_send = start;
     uint64_t last_rx = 0;
     uint64_t drain_start = 0;
@@ -1424,6 +1688,14 @@ run(struct guest *g)
     }
     if (opt->stats_interval_ms) {
         next_stats = start + ms_to_tsc(g, opt->stats_interval_ms);
+    }
+    if (opt->mem_churn_ms) {
+        next_churn = start + ms_to_tsc(g, opt->mem_churn_ms);
+        /* Count the memory events of the run only, not of the setup. */
+        g->mem_events[0] = g->mem_events[1] = 0;
+    }
+    if (opt->queue_change_ms) {
+        next_qchange = start + ms_to_tsc(g, opt->queue_change_ms);
     }
 
     for (;;) {
@@ -1473,6 +1745,16 @@ run(struct guest *g)
             }
         }
 
+        if (now >= next_churn) {
+            mem_churn_step(g);
+            next_churn = rte_rdtsc() + ms_to_tsc(g, opt->mem_churn_ms);
+        }
+        if (now >= next_qchange) {
+            change_queues(g, g->active_queues == opt->queues
+                             ? 1 : opt->queues);
+            next_qchange = rte_rdtsc() + ms_to_tsc(g, opt->queue_change_ms);
+        }
+
         if (sending && now >= next_send) {
             unsigned int n = opt->burst;
 
@@ -1487,7 +1769,32 @@ run(struct guest *g)
             }
         }
 
-        if (poll_queues(g)) {
+        if (opt->stop_consuming && !rx_budget(g)) {
+            /* The guest hangs: its rx rings stay full.  It still stops
+             * when told to; meanwhile it leaves the CPU to others. */
+            struct timespec ts = { 0, 1000000 };
+
+            if (!g->consuming_stopped) {
+                g->consuming_stopped = true;
+                if (intr) {
+                    /* As a hung kernel guest: asleep, interrupts on. */
+                    set_rx_intr(g, true);
+                }
+                fprintf(stderr, "%s: stopped consuming after %"PRIu64
+                        " packets\n", PROGRAM_NAME, g->rx_packets);
+            }
+            nanosleep(&ts, NULL);
+            continue;
+        }
+
+        unsigned int n_rx = poll_queues(g);
+        if (opt->flip_intr) {
+            /* Ask for interrupts on every other poll, whatever came. */
+            g->flip_on = !g->flip_on;
+            set_rx_intr(g, g->flip_on);
+            g->intr_flips++;
+        }
+        if (n_rx) {
             last_rx = rte_rdtsc();
             continue;
         }
@@ -1501,6 +1808,7 @@ run(struct guest *g)
         limit_timeout(g, now, end, &timeout_ms);
         limit_timeout(g, now, next_switch, &timeout_ms);
         limit_timeout(g, now, next_stats, &timeout_ms);
+        limit_timeout(g, now, next_churn, &timeout_ms);
         if (sending) {
             limit_timeout(g, now, opt->rate ? next_send : now, &timeout_ms);
         } else if (opt->role == ROLE_TX) {
@@ -1521,6 +1829,15 @@ run(struct guest *g)
 
             nanosleep(&ts, NULL);
         }
+    }
+
+    /* End as configured: all queues in use (what a restart flushes from
+     * the rx queues is counted), no churn memory held. */
+    if (g->active_queues != opt->queues) {
+        change_queues(g, opt->queues);
+    }
+    if (g->churn_buf) {
+        mem_churn_step(g);
     }
     return (double) (rte_rdtsc() - start) / hz;
 }
@@ -1568,11 +1885,20 @@ print_report(const struct guest *g, double duration)
            "\"tx_packets\":%"PRIu64",\"tx_dropped\":%"PRIu64","
            "\"rx_packets\":%"PRIu64",\"lost\":%"PRIu64","
            "\"duplicates\":%"PRIu64",\"reordered\":%"PRIu64","
-           "\"wakeups\":%"PRIu64",",
+           "\"wakeups\":%"PRIu64",\"rx_flushed\":%"PRIu64","
+           "\"queue_changes\":%"PRIu64",\"mem_churn\":{\"allocs\":%"PRIu64
+           ",\"frees\":%"PRIu64",\"failures\":%"PRIu64",\"alloc_events\":%"
+           PRIu64",\"free_events\":%"PRIu64"},"
+           "\"intr_flips\":%"PRIu64",\"stopped_consuming\":%s,"
+           "\"cycles\":%"PRIu64",",
            role_names[opt->role], mode_names[opt->mode],
            opt->packed ? "packed" : "split", opt->queues,
            g->tx_packets, g->tx_dropped, g->rx_packets, total_lost(g),
-           duplicates, reordered, g->wakeups);
+           duplicates, reordered, g->wakeups, g->rx_flushed,
+           g->queue_changes, g->churn_allocs, g->churn_frees,
+           g->churn_failures, g->mem_events[0], g->mem_events[1],
+           g->intr_flips,
+           g->consuming_stopped ? "true" : "false", g->cycles_done);
     if (g->lat_samples) {
         printf("\"latency_us\":{\"p50\":%.1f,\"p99\":%.1f,\"max\":%.1f},",
                latency_percentile(g, 50), latency_percentile(g, 99),
@@ -1589,23 +1915,38 @@ print_report(const struct guest *g, double duration)
     fflush(stdout);
 }
 
+/* Stops and closes the port.  Closing a virtio-user port also closes the
+ * vhost-user connection, so the switch sees the guest go away.  With
+ * 'remove' the device is also removed, so that find_port() can probe it
+ * again: a new connection (--cycles). */
 static void
-cleanup(struct guest *g)
+close_port(struct guest *g, bool remove)
 {
     if (g->intr_registered) {
-        for (uint16_t q = 0; q < g->opt.queues; q++) {
+        for (uint16_t q = 0; q < g->active_queues; q++) {
             rte_eth_dev_rx_intr_ctl_q(g->port, q, RTE_EPOLL_PER_THREAD,
                                       RTE_INTR_EVENT_DEL, NULL);
         }
+        g->intr_registered = false;
     }
     if (g->port_started) {
         rte_eth_dev_stop(g->port);
+        g->port_started = false;
     }
     if (g->port_valid) {
-        /* Closing a virtio-user port also closes the vhost-user
-         * connection, so the switch sees the guest go away. */
         rte_eth_dev_close(g->port);
+        if (remove) {
+            rte_eal_hotplug_remove("vdev", VDEV_NAME);
+        }
+        g->port_valid = false;
     }
+    g->link_up = false;
+}
+
+static void
+cleanup(struct guest *g)
+{
+    close_port(g, false);
     rte_mempool_free(g->pool);
     rte_eal_cleanup();
 
@@ -1658,16 +1999,34 @@ main(int argc, char *argv[])
     install_signal_handlers();
     g->tsc_hz = rte_get_tsc_hz();
 
-    find_port(g, devargs, deadline_ns);
-    setup_port(g);
-    wait_link(g, deadline_ns);
-    if (g->opt.mode != MODE_POLL) {
-        register_rx_intr(g);
+    if (g->opt.mem_churn_ms
+        && rte_mem_event_callback_register("ovhg_mem_events",
+                                           count_mem_event, g)) {
+        fatal(EXIT_FAILURE, "cannot count memory events: %s",
+              rte_strerror(rte_errno));
     }
     build_template(g);
-    wait_start_file(g);
+    duration = 0;
+    for (;;) {
+        find_port(g, devargs, deadline_ns);
+        setup_port(g);
+        wait_link(g, deadline_ns);
+        if (g->opt.mode != MODE_POLL) {
+            register_rx_intr(g);
+        }
+        if (!g->cycles_done) {
+            wait_start_file(g);
+        }
 
-    duration = run(g);
+        duration += run(g);
+        g->cycles_done++;
+        if (g->cycles_done >= g->opt.cycles || stop_signals) {
+            break;
+        }
+        close_port(g, true);
+        deadline_ns = (g->opt.wait_link_s
+                       ? mono_ns() + g->opt.wait_link_s * 1000000000 : 0);
+    }
     print_report(g, duration);
     cleanup(g);
     return EXIT_SUCCESS;
