@@ -940,6 +940,13 @@ new_device(int vid)
     for (int i = 0; i < n_vrings; i++) {
         disable_guest_notifications(vid, i);
     }
+    /* DPDK's per-vring statistics start at zero only on a new connection:
+     * a device stopped and started on the same one (the guest's driver
+     * reloaded, the guest rebooted) keeps counting, and destroy_device()
+     * already added those kicks to kicks_base. */
+    for (int q = 0; q < NETDEV_VHOST_MAX_QP; q++) {
+        dev->qps[q].kicks_base -= netdev_vhost_vring_kicks(vid, q);
+    }
 
     ovs_mutex_lock(&vid_map_mutex);
     if (vid < NETDEV_VHOST_MAX_VID) {

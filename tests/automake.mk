@@ -17,6 +17,7 @@ TESTSUITE_AT = \
 	tests/system-vhost.at \
 	tests/system-txp.at \
 	tests/system-reliability.at \
+	tests/system-linux-guest.at \
 	tests/system-ops.at
 EXTRA_DIST += $(TESTSUITE_AT) tests/testsuite tests/atlocal.in package.m4
 TESTSUITE = $(srcdir)/tests/testsuite

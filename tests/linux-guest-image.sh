@@ -1,0 +1,140 @@
+#!/bin/bash
+# linux-guest-image.sh: builds the Linux test guest of the system tests
+# (tests/system-linux-guest.at) from Debian packages, into a cache outside
+# the repository, and prints the directory holding it on the last line:
+#   DIR/vmlinuz      Debian's kernel (linux-image-6.1.0-N-amd64, the newest
+#                    ABI apt knows, its -unsigned variant when there is one)
+#   DIR/initrd.img   busybox-static, nvudp (tests/linux-guest-udp.c, linked
+#                    statically here), the kernel's virtio modules and
+#                    tests/linux-guest-init as /init
+#   DIR/kernel-version
+# Nothing binary lives in the repository: the kernel package is fetched
+# with "apt-get download" and unpacked with "dpkg -x", not installed.
+# Missing tools (qemu-system-x86, busybox-static, gcc, libc6-dev) are
+# installed with apt-get when running as root.
+#
+# Environment: OVS_VHOST_CACHE   cache root (default /var/cache/ovs-netdev-vhost)
+#              LINUX_GUEST_KPKG  kernel package to use instead of the newest
+# Exit status 0; 77 when a package cannot be had (no apt access, not
+# root): the guest cannot run here; 1 on other errors.  The reason is on
+# stderr.
+set -e
+set -o pipefail
+
+src=$(cd "$(dirname "$0")" && pwd)
+cache=${OVS_VHOST_CACHE:-/var/cache/ovs-netdev-vhost}
+log() { echo "linux-guest-image: $*" >&2; }
+die() { log "$*"; exit 1; }
+unavailable() { log "$*"; exit 77; }
+
+apt_updated=false
+apt_update() {
+    $apt_updated || apt-get update -qq >&2 || true
+    apt_updated=true
+}
+
+# need CHECK-COMMAND PACKAGE: installs PACKAGE when CHECK-COMMAND fails.
+need() {
+    if ! eval "$1" > /dev/null 2>&1; then
+        [ "$(id -u)" = 0 ] || unavailable "$2 is missing (install it as root)"
+        log "installing $2"
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+            --no-install-recommends "$2" >&2 \
+        || { apt_update; DEBIAN_FRONTEND=noninteractive apt-get install -y \
+                 -qq --no-install-recommends "$2" >&2; } \
+        || unavailable "cannot install $2"
+    fi
+}
+need 'command -v qemu-system-x86_64' qemu-system-x86
+need 'dpkg -s busybox-static | grep -q "^Status: install ok installed"' busybox-static
+need 'command -v gcc' gcc
+need 'test -f /usr/lib/x86_64-linux-gnu/libc.a' libc6-dev
+
+# The kernel package: the newest linux-image-6.1.0-N-amd64 apt knows.
+newest_kpkg() {
+    apt-cache pkgnames linux-image-6.1.0- 2>/dev/null \
+        | grep -E '^linux-image-6\.1\.0-[0-9]+-amd64(-unsigned)?$' \
+        | sed 's/-unsigned$//' | sort -u -V | tail -n 1
+}
+kpkg=${LINUX_GUEST_KPKG:-}
+if [ -z "$kpkg" ]; then
+    kpkg=$(newest_kpkg)
+    if [ -z "$kpkg" ]; then
+        apt_update
+        kpkg=$(newest_kpkg)
+    fi
+    [ -n "$kpkg" ] || unavailable "apt knows no linux-image-6.1.0-N-amd64 package"
+    if apt-cache show "$kpkg-unsigned" > /dev/null 2>&1; then
+        kpkg=$kpkg-unsigned
+    fi
+fi
+kver=$(echo "$kpkg" | sed -n 's/^linux-image-\(.*-amd64\)\(-unsigned\)\{0,1\}$/\1/p')
+[ -n "$kver" ] || die "cannot tell the kernel version of $kpkg"
+
+mkdir -p "$cache"
+exec 9> "$cache/linux-guest.lock"
+flock 9
+
+modules="virtio_ring virtio virtio_pci_modern_dev virtio_pci_legacy_dev
+         virtio_pci failover net_failover virtio_net"
+
+# 1. The kernel and its modules, once per kernel version.
+kdir=$cache/guest-kernel-$kver
+if [ ! -f "$kdir/done" ]; then
+    log "fetching $kpkg"
+    rm -rf "$kdir" "$kdir.tmp"
+    mkdir -p "$kdir.tmp/x"
+    (cd "$kdir.tmp" && apt-get download "$kpkg" >&2 2>/dev/null) \
+        || (apt_update; cd "$kdir.tmp" && apt-get download "$kpkg" >&2) \
+        || unavailable "apt-get download $kpkg failed"
+    dpkg -x "$kdir.tmp"/*.deb "$kdir.tmp/x"
+    cp "$kdir.tmp/x/boot/vmlinuz-$kver" "$kdir.tmp/vmlinuz"
+    mkdir "$kdir.tmp/modules"
+    for m in $modules; do
+        f=$(find "$kdir.tmp/x/lib/modules/$kver" -name "$m.ko*" | head -n 1)
+        [ -n "$f" ] || die "$kpkg has no module $m"
+        case $f in
+            *.ko) cp "$f" "$kdir.tmp/modules/$m.ko" ;;
+            *.ko.xz) xz -dc "$f" > "$kdir.tmp/modules/$m.ko" ;;
+            *.ko.zst) zstd -qdc "$f" > "$kdir.tmp/modules/$m.ko" ;;
+            *) die "cannot unpack $f" ;;
+        esac
+    done
+    rm -rf "$kdir.tmp/x" "$kdir.tmp"/*.deb
+    echo "$kpkg" > "$kdir.tmp/package"
+    touch "$kdir.tmp/done"
+    mv "$kdir.tmp" "$kdir"
+fi
+
+# 2. The initramfs, once per kernel and content of the guest's files.
+bbver=$(dpkg-query -W -f='${Version}' busybox-static)
+key=$( (echo "$kver $bbver"; cat "$src/linux-guest-init" \
+        "$src/linux-guest-udp.c" "$0") | sha256sum | cut -c1-12)
+dir=$cache/guest-$kver-$key
+if [ ! -f "$dir/done" ]; then
+    log "building the initramfs in $dir"
+    rm -rf "$dir" "$dir.tmp"
+    root=$dir.tmp/root
+    mkdir -p "$root"/bin "$root"/dev "$root"/proc "$root"/sys "$root"/tmp \
+             "$root"/lib/modules
+    cp /bin/busybox "$root/bin/busybox"
+    ln -s busybox "$root/bin/sh"
+    gcc -std=gnu99 -O2 -Wall -static -o "$root/bin/nvudp" \
+        "$src/linux-guest-udp.c" >&2
+    cp "$kdir"/modules/*.ko "$root/lib/modules/"
+    install -m 755 "$src/linux-guest-init" "$root/init"
+    # The kernel opens /dev/console for /init before devtmpfs is mounted.
+    mknod "$root/dev/console" c 5 1 2>/dev/null || true
+    (cd "$root" && find . | busybox cpio -o -H newc 2>/dev/null) \
+        | gzip -1 > "$dir.tmp/initrd.img"
+    rm -rf "$root"
+    ln "$kdir/vmlinuz" "$dir.tmp/vmlinuz" 2>/dev/null \
+        || cp "$kdir/vmlinuz" "$dir.tmp/vmlinuz"
+    echo "$kver" > "$dir.tmp/kernel-version"
+    touch "$dir.tmp/done"
+    mv "$dir.tmp" "$dir"
+    # Images of other versions of the guest's files, unused for a day.
+    find "$cache" -maxdepth 1 -name "guest-$kver-*" -mtime +1 \
+        ! -path "$dir" -exec rm -rf {} + 2>/dev/null || true
+fi
+echo "$dir"
