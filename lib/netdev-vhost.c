@@ -796,7 +796,10 @@ netdev_vhost_rxq_enabled(struct netdev_rxq *rxq)
 {
     struct netdev_vhost *dev = netdev_vhost_cast(rxq->netdev);
 
-    return dev->qps[rxq->queue_id].rx_enabled;
+    /* Rx queue 0 is always polled, as stock keeps it enabled: its poll
+     * also flushes staged tx packets whose deadline passed, which must
+     * happen even if the guest never enables its tx vring. */
+    return !rxq->queue_id || dev->qps[rxq->queue_id].rx_enabled;
 }
 
 /* Tx queue mapping: OVS txq ids onto enabled queue pairs.  Main thread,
