@@ -120,6 +120,9 @@ struct netdev_vhost {
     struct netdev_vhost_mempool *mp;   /* Rx and copy mempool. */
 
     struct netdev_vhost_txp_cfg txp_cfg;
+    char *path_error;               /* Rejected vhost-server-path, or NULL. */
+    char *retries_error;            /* Rejected tx-retries-max, or NULL. */
+    char *n_rxq_ignored;            /* options:n_rxq (ignored), or NULL. */
 
     /* Policers (lib/netdev-vhost-qos.c): set by the main thread, run by
      * PMD threads, freed after an RCU grace period. */

@@ -34,6 +34,7 @@
 #include <errno.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <rte_cycles.h>
 #include <rte_errno.h>
@@ -1345,6 +1346,13 @@ netdev_vhost_server_construct(struct netdev *netdev)
                  "bytes)", vhost_sock_dir, name);
         return ENAMETOOLONG;
     }
+    /* Say why the socket cannot be created, rather than let DPDK fail. */
+    if (access(vhost_sock_dir, W_OK | X_OK)) {
+        err = errno;
+        VLOG_ERR("%s: cannot create the vhost-user socket in vhost-sock-dir "
+                 "'%s': %s", name, vhost_sock_dir, ovs_strerror(err));
+        return err;
+    }
 
     common_construct(netdev, false);
     ovs_mutex_lock(&dev->mutex);
@@ -1401,6 +1409,9 @@ netdev_vhost_destruct(struct netdev *netdev)
     mempool_put(dev->mp);
     free(dev->vhost_id);
     free(dev->txp_cfg.error);
+    free(dev->path_error);
+    free(dev->retries_error);
+    free(dev->n_rxq_ignored);
     ovs_mutex_destroy(&dev->mutex);
 }
 
@@ -1481,10 +1492,65 @@ parse_txp_options(const struct smap *args, struct netdev_vhost_txp_cfg *cfg)
     return error;
 }
 
+/* Returns why a client port cannot connect to 'path' yet, or NULL: its
+ * directory does not exist, or 'path' exists but is not a socket.  (A
+ * missing socket in an existing directory is normal: the guest is not up
+ * yet.)  The caller frees the message.  Main thread. */
+static char *
+socket_path_problem(const char *path)
+{
+    char *dir = xstrdup(path);
+    char *slash = strrchr(dir, '/');
+    struct stat st;
+    char *problem = NULL;
+
+    if (slash) {
+        *(slash == dir ? slash + 1 : slash) = '\0';
+    }
+    if (stat(dir, &st) || !S_ISDIR(st.st_mode)) {
+        problem = xasprintf("directory \"%s\" of vhost-server-path does "
+                            "not exist", dir);
+    } else if (!stat(path, &st) && !S_ISSOCK(st.st_mode)) {
+        problem = xasprintf("vhost-server-path \"%s\" is not a socket",
+                            path);
+    }
+    free(dir);
+    return problem;
+}
+
+/* Logs what socket_path_problem() finds for the new vhost-server-path of
+ * client port 'dev': OVS keeps trying to connect, but the operator should
+ * know.  Main thread, dev->mutex held. */
+static void
+socket_path_check(const struct netdev_vhost *dev) OVS_REQUIRES(dev->mutex)
+{
+    char *problem = socket_path_problem(dev->vhost_id);
+
+    if (problem) {
+        VLOG_WARN("%s: %s; connecting when a guest listens there",
+                  netdev_get_name(&dev->up), problem);
+        free(problem);
+    }
+}
+
+/* Replaces '*cur' (a malloc'd string or NULL) by a copy of 'new' and
+ * returns true if they differ: for logging a rejected setting once. */
+static bool
+note_change(char **cur, const char *new)
+{
+    if (nullable_string_is_equal(*cur, new)) {
+        return false;
+    }
+    free(*cur);
+    *cur = nullable_xstrdup(new);
+    return true;
+}
+
 /* netdev_class 'set_config': main thread.  Returns EINVAL (port not
- * created) only for a client port without vhost-server-path.  Bad tx
- * options never fail the port: OVS deletes ports whose set_config fails,
- * so they are logged, shown in status as "tx_flush_error", and the
+ * created) only for a new client port without a valid vhost-server-path.
+ * Bad options never fail an existing port: OVS deletes ports whose
+ * set_config fails, so they are logged (once per value), shown in status
+ * ("vhost_server_path_error", "tx_retries_error", "tx_flush_error") and the
  * previous setting is kept. */
 static int
 netdev_vhost_set_config(struct netdev *netdev, const struct smap *args,
@@ -1497,38 +1563,65 @@ netdev_vhost_set_config(struct netdev *netdev, const struct smap *args,
     ovs_mutex_lock(&dev->mutex);
     if (dev->client) {
         const char *path = smap_get(args, "vhost-server-path");
+        char *msg = NULL;
 
         if (!path || !path[0]) {
-            VLOG_WARN_BUF(errp, "%s: dpdkvhostuserclient port requires "
-                          "options:vhost-server-path", name);
+            msg = xasprintf("%s: dpdkvhostuserclient port requires "
+                            "options:vhost-server-path", name);
+        } else if (path[0] != '/' || strlen(path) >= 108) {
+            msg = xasprintf("%s: vhost-server-path \"%s\" must be an "
+                            "absolute path shorter than 108 bytes", name,
+                            path);
+        }
+        if (msg && !dev->vhost_id) {
+            /* A new port: not created, its Interface error says why. */
+            VLOG_WARN_BUF(errp, "%s", msg);
+            free(msg);
             err = EINVAL;
             goto out;
+        } else if (msg) {
+            if (note_change(&dev->path_error, msg)) {
+                VLOG_ERR("%s; keeping vhost-server-path \"%s\"", msg,
+                         dev->vhost_id);
+            }
+            free(msg);
+        } else {
+            note_change(&dev->path_error, NULL);
+            if (!nullable_string_is_equal(path, dev->vhost_id)) {
+                free(dev->vhost_id);
+                dev->vhost_id = xstrdup(path);
+                netdev_request_reconfigure(netdev);
+                socket_path_check(dev);
+            }
         }
-        if (path[0] != '/' || strlen(path) >= 108) {
-            VLOG_WARN_BUF(errp, "%s: vhost-server-path \"%s\" must be an "
-                          "absolute path shorter than 108 bytes", name, path);
-            err = EINVAL;
-            goto out;
-        }
-        if (!nullable_string_is_equal(path, dev->vhost_id)) {
-            free(dev->vhost_id);
-            dev->vhost_id = xstrdup(path);
-            netdev_request_reconfigure(netdev);
-        }
+    }
+
+    /* The guest's driver decides how many queues a vhost port has. */
+    const char *n_rxq_s = smap_get(args, "n_rxq");
+    if (note_change(&dev->n_rxq_ignored, n_rxq_s) && n_rxq_s) {
+        VLOG_WARN("%s: options:n_rxq \"%s\" ignored: the guest's driver "
+                  "chooses how many queues a vhost-user port has", name,
+                  n_rxq_s);
     }
 
     const char *retries_s = smap_get(args, "tx-retries-max");
     int retries = NETDEV_VHOST_RETRY_DEF;
+    int cur;
+    atomic_read_relaxed(&dev->tx_retries_max, &cur);
     if (retries_s && (!str_to_int(retries_s, 10, &retries)
                       || retries < NETDEV_VHOST_RETRY_MIN
                       || retries > NETDEV_VHOST_RETRY_MAX)) {
-        VLOG_WARN("%s: tx-retries-max \"%s\" out of range (%d to %d), "
-                  "using %d", name, retries_s, NETDEV_VHOST_RETRY_MIN,
-                  NETDEV_VHOST_RETRY_MAX, NETDEV_VHOST_RETRY_DEF);
-        retries = NETDEV_VHOST_RETRY_DEF;
+        char *msg = xasprintf("tx-retries-max \"%s\" is not a number from "
+                              "%d to %d", retries_s, NETDEV_VHOST_RETRY_MIN,
+                              NETDEV_VHOST_RETRY_MAX);
+        if (note_change(&dev->retries_error, msg)) {
+            VLOG_ERR("%s: %s; keeping tx-retries-max=%d", name, msg, cur);
+        }
+        free(msg);
+        retries = cur;
+    } else {
+        note_change(&dev->retries_error, NULL);
     }
-    int cur;
-    atomic_read_relaxed(&dev->tx_retries_max, &cur);
     if (cur != retries) {
         atomic_store_relaxed(&dev->tx_retries_max, retries);
         VLOG_INFO("Max Tx retries for vhost device '%s' set to %d",
@@ -1696,7 +1789,7 @@ netdev_vhost_get_mtu(const struct netdev *netdev, int *mtup)
     return 0;
 }
 
-/* MTU 68 to 9710 (the largest frame, with two VLAN tags, is 9728 bytes, as
+/* MTU 68 to 9702 (the largest frame, with two VLAN tags, is 9728 bytes, as
  * stock netdev-dpdk).  EINVAL outside. */
 static int
 netdev_vhost_set_mtu(struct netdev *netdev, int mtu)
@@ -2017,6 +2110,19 @@ netdev_vhost_get_status(const struct netdev *netdev, struct smap *args)
                     dev->txp_cfg.interval_us);
     if (dev->txp_cfg.error) {
         smap_add(args, "tx_flush_error", dev->txp_cfg.error);
+    }
+    if (dev->path_error) {
+        smap_add(args, "vhost_server_path_error", dev->path_error);
+    }
+    if (dev->retries_error) {
+        smap_add(args, "tx_retries_error", dev->retries_error);
+    }
+    if (dev->client && vid < 0 && dev->vhost_id) {
+        char *problem = socket_path_problem(dev->vhost_id);
+
+        if (problem) {
+            smap_add_nocopy(args, xstrdup("socket_error"), problem);
+        }
     }
     smap_add(args, "netdev_vhost_version", netdev_vhost_version);
     ovs_mutex_unlock(&dev->mutex);
