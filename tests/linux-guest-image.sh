@@ -7,6 +7,7 @@
 #   DIR/initrd.img   busybox-static, nvudp (tests/linux-guest-udp.c, linked
 #                    statically here), the kernel's virtio modules and
 #                    tests/linux-guest-init as /init
+#   DIR/nvudp        the same nvudp, for the host side of the tests
 #   DIR/kernel-version
 # Nothing binary lives in the repository: the kernel package is fetched
 # with "apt-get download" and unpacked with "dpkg -x", not installed.
@@ -54,7 +55,7 @@ need 'test -f /usr/lib/x86_64-linux-gnu/libc.a' libc6-dev
 newest_kpkg() {
     apt-cache pkgnames linux-image-6.1.0- 2>/dev/null \
         | grep -E '^linux-image-6\.1\.0-[0-9]+-amd64(-unsigned)?$' \
-        | sed 's/-unsigned$//' | sort -u -V | tail -n 1
+        | sed 's/-unsigned$//' | sort -u -V | tail -n 1 || true
 }
 kpkg=${LINUX_GUEST_KPKG:-}
 if [ -z "$kpkg" ]; then
@@ -121,6 +122,7 @@ if [ ! -f "$dir/done" ]; then
     ln -s busybox "$root/bin/sh"
     gcc -std=gnu99 -O2 -Wall -static -o "$root/bin/nvudp" \
         "$src/linux-guest-udp.c" >&2
+    cp "$root/bin/nvudp" "$dir.tmp/nvudp"
     cp "$kdir"/modules/*.ko "$root/lib/modules/"
     install -m 755 "$src/linux-guest-init" "$root/init"
     # The kernel opens /dev/console for /init before devtmpfs is mounted.
