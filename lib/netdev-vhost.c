@@ -76,6 +76,17 @@ COVERAGE_DEFINE(netdev_vhost_flush_on_destroy);
 COVERAGE_DEFINE(netdev_vhost_staged_drops);
 COVERAGE_DEFINE(netdev_vhost_ring_guard_wait);
 
+/* OVS keeps coverage counts per thread and adds a thread's counts up when
+ * that thread polls (at most once a second): a count made in DPDK's
+ * vhost-events thread shows only at its next poll a second later (the next
+ * guest leaving), or never.  Events that may happen there (a guest leaving
+ * with staged packets, the ring guard) are counted here, by any thread, and
+ * the main thread adds them to the coverage counters in
+ * netdev_vhost_class_run(). */
+static atomic_uint cov_staged_drops = ATOMIC_VAR_INIT(0);
+static atomic_uint cov_flush_on_destroy = ATOMIC_VAR_INIT(0);
+static atomic_uint cov_ring_guard_wait = ATOMIC_VAR_INIT(0);
+
 const char netdev_vhost_version[] = NETDEV_VHOST_VERSION;
 
 #define VIRTIO_RXQ 0            /* Guest rx vring of a pair: our tx. */
@@ -266,7 +277,7 @@ rings_invalidate(struct netdev_vhost *dev)
         }
     }
     if (waited) {
-        COVERAGE_INC(netdev_vhost_ring_guard_wait);
+        atomic_add_relaxed(&cov_ring_guard_wait, 1, &(unsigned int){0});
     }
 }
 
@@ -439,7 +450,7 @@ enqueue_cb(void *aux, void **pkts_, int n)
 static void
 drop_cb(void *aux OVS_UNUSED, void **pkts, int n)
 {
-    COVERAGE_ADD(netdev_vhost_staged_drops, n);
+    atomic_add_relaxed(&cov_staged_drops, n, &(unsigned int){0});
     rte_pktmbuf_free_bulk((struct rte_mbuf **) pkts, n);
 }
 
@@ -499,7 +510,8 @@ flush_all(struct netdev_vhost *dev, bool drop)
         int before = qp->txp.n_staged;
         if (before) {
             if (drop || vid < 0) {
-                COVERAGE_INC(netdev_vhost_flush_on_destroy);
+                atomic_add_relaxed(&cov_flush_on_destroy, 1,
+                                   &(unsigned int){0});
                 vhost_txp_drop(&qp->txp, drop_cb, &ctx);
             } else {
                 vhost_txp_flush(&qp->txp, VHOST_TXP_FLUSH_RECONFIG, now,
@@ -1112,10 +1124,30 @@ apply_vring_event(const struct vring_event *ev)
     ovs_mutex_unlock(&netdev_vhost_mutex);
 }
 
+/* Moves the counts of 'pending' (see cov_staged_drops) to the caller's
+ * coverage counter and returns them.  Main thread. */
+static unsigned int
+take_pending(atomic_uint *pending)
+{
+    unsigned int n;
+
+    atomic_read_relaxed(pending, &n);
+    if (n) {
+        atomic_sub_relaxed(pending, n, &(unsigned int){0});
+    }
+    return n;
+}
+
 static void
 netdev_vhost_class_run(const struct netdev_class *class OVS_UNUSED)
 {
     struct ovs_list events;
+
+    COVERAGE_ADD(netdev_vhost_staged_drops, take_pending(&cov_staged_drops));
+    COVERAGE_ADD(netdev_vhost_flush_on_destroy,
+                 take_pending(&cov_flush_on_destroy));
+    COVERAGE_ADD(netdev_vhost_ring_guard_wait,
+                 take_pending(&cov_ring_guard_wait));
 
     ovs_list_init(&events);
     ovs_mutex_lock(&event_mutex);
