@@ -56,6 +56,10 @@ struct netdev_vhost_qp {
     uint64_t tx_packets;            /* Packets placed in the used ring. */
     uint64_t tx_bytes;
     uint64_t tx_dropped;            /* Not accepted after retries. */
+    uint64_t tx_staged_dropped;     /* Staged, then dropped: the queue or
+                                     * device went away.  Unlike the tx
+                                     * policy's staged_drops, never
+                                     * cleared. */
     uint64_t tx_dropped_base;       /* 'tx_dropped' at the last
                                      * netdev-vhost/clear-stats. */
     uint64_t tx_retries;

@@ -446,10 +446,15 @@ enqueue_cb(void *aux, void **pkts_, int n)
     qp->tx_retries += retries;
 }
 
-/* vhost_txp_drop_func: frees staged mbufs of a queue that is gone. */
+/* vhost_txp_drop_func: frees staged mbufs of a queue that is gone and
+ * counts them in the queue pair's tx_staged_dropped.  Called with the
+ * queue's tx_lock. */
 static void
-drop_cb(void *aux OVS_UNUSED, void **pkts, int n)
+drop_cb(void *aux, void **pkts, int n)
 {
+    struct enqueue_ctx *ctx = aux;
+
+    ctx->qp->tx_staged_dropped += n;
     atomic_add_relaxed(&cov_staged_drops, n, &(unsigned int){0});
     rte_pktmbuf_free_bulk((struct rte_mbuf **) pkts, n);
 }
@@ -1953,7 +1958,7 @@ netdev_vhost_get_stats(const struct netdev *netdev, struct netdev_stats *s)
         rx_bytes += qp->rx_bytes;
         tx_packets += qp->tx_packets;
         tx_bytes += qp->tx_bytes;
-        tx_dropped += qp->tx_dropped + qp->txp.stats.staged_drops;
+        tx_dropped += qp->tx_dropped + qp->tx_staged_dropped;
     }
     rte_spinlock_lock(&dev->stats_lock);
     tx_dropped += dev->tx_failure_drops + dev->tx_mtu_exceeded_drops
