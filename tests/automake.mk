@@ -19,7 +19,9 @@ TESTSUITE_AT = \
 	tests/system-reliability.at \
 	tests/system-linux-guest.at \
 	tests/system-ops.at
-EXTRA_DIST += $(TESTSUITE_AT) tests/testsuite tests/atlocal.in package.m4
+EXTRA_DIST += $(TESTSUITE_AT) tests/testsuite tests/atlocal.in package.m4 \
+	tests/linux-guest-image.sh tests/linux-guest-init tests/linux-guest-udp.c \
+	tests/ovs-system-dpdk.sh tests/package-deb.sh
 TESTSUITE = $(srcdir)/tests/testsuite
 AUTOTEST = $(AUTOM4TE) -l autotest
 AUTOTEST_PATH = $(abs_builddir)/vswitchd-plugin:$(abs_builddir)/tests:$(abs_builddir)/utilities:$(abs_srcdir)/utilities:$(OVS_BUILDDIR)/utilities:$(OVS_BUILDDIR)/ovsdb
