@@ -1947,8 +1947,14 @@ static void
 cleanup(struct guest *g)
 {
     close_port(g, false);
-    rte_mempool_free(g->pool);
-    rte_eal_cleanup();
+    if (!g->opt.mem_churn_ms) {
+        /* With --mem-churn-ms the EAL maps memory dynamically: freeing
+         * now would unmap pages and run memory event callbacks after the
+         * device is gone (a guest crashed once at exit so).  Exit frees
+         * it all. */
+        rte_mempool_free(g->pool);
+        rte_eal_cleanup();
+    }
 
     for (unsigned int i = 0; i < g->n_streams; i++) {
         free(g->streams[i].window);
