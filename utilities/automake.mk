@@ -8,4 +8,5 @@ utilities_ovs_vhost_guest_LDADD = $(DPDK_LIBS)
 
 EXTRA_DIST += \
 	utilities/ovs-vhost-prepare-ovs \
-	utilities/ovs-vhost-demo
+	utilities/ovs-vhost-demo \
+	utilities/ovs-vhost-bench
