@@ -9,6 +9,8 @@ lib_libnetdev_vhost_a_SOURCES = \
 	lib/netdev-vhost-qos.c \
 	lib/netdev-vhost-qos.h \
 	lib/netdev-vhost-unixctl.c \
+	lib/vhost-kick.c \
+	lib/vhost-kick.h \
 	lib/vhost-ring.c \
 	lib/vhost-ring.h \
 	lib/vhost-tx-policy.c \

@@ -1,7 +1,8 @@
 # Tests: OVS autotest suite (tests/testsuite.at) with unit tests of the pure
 # ring question and tx policy, and system tests with real DPDK guests.
 
-check_PROGRAMS += tests/test-vhost-ring tests/test-vhost-tx-policy
+check_PROGRAMS += tests/test-vhost-ring tests/test-vhost-tx-policy \
+	tests/test-vhost-kick
 tests_test_vhost_ring_SOURCES = tests/test-vhost-ring.c lib/vhost-ring.c
 tests_test_vhost_ring_CPPFLAGS = -I $(top_srcdir)/lib
 tests_test_vhost_ring_CFLAGS = -std=gnu99 -Wall -Wextra $(SANITIZER_FLAGS)
@@ -9,6 +10,9 @@ tests_test_vhost_tx_policy_SOURCES = \
 	tests/test-vhost-tx-policy.c lib/vhost-tx-policy.c
 tests_test_vhost_tx_policy_CPPFLAGS = -I $(top_srcdir)/lib
 tests_test_vhost_tx_policy_CFLAGS = -std=gnu99 -Wall -Wextra $(SANITIZER_FLAGS)
+tests_test_vhost_kick_SOURCES = tests/test-vhost-kick.c lib/vhost-kick.c
+tests_test_vhost_kick_CPPFLAGS = -I $(top_srcdir)/lib
+tests_test_vhost_kick_CFLAGS = -std=gnu99 -Wall -Wextra $(SANITIZER_FLAGS)
 
 TESTSUITE_AT = \
 	tests/testsuite.at \

@@ -1,0 +1,164 @@
+/*
+ * Copyright (c) 2026 The ovs-netdev-vhost authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at:
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+/* Kick moderation of one vhost tx queue: the pure state machine behind
+ * DPDK's guest_notify() device op.  See vhost-kick.h for the model; the
+ * DPDK glue that calls it lives in the port class. */
+
+#include "vhost-kick.h"
+
+#include <limits.h>
+#include <string.h>
+
+/* Initializes 'k' with no kick pending, no kick sent yet (so the first
+ * request goes out at once) and zeroed counters.  'interval_us' is the
+ * least time between two kicks of the queue, 1 to 1000000 us
+ * (tx-flush-interval).  Thread-safety: before 'k' is shared. */
+void
+vhost_kick_init(struct vhost_kick *k, uint32_t interval_us)
+{
+    memset(k, 0, sizeof *k);
+    k->interval_us = interval_us;
+    k->last_kick_us = LLONG_MIN;
+}
+
+/* Changes the interval of 'k' to 'interval_us' (1 to 1000000 us).  A
+ * pending kick stays pending; its deadline follows the new interval.
+ * Thread-safety: the caller holds the queue's tx lock. */
+void
+vhost_kick_set_interval(struct vhost_kick *k, uint32_t interval_us)
+{
+    k->interval_us = interval_us;
+}
+
+/* DPDK has decided that the guest wants a kick on this queue (it calls
+ * guest_notify() only then: DPDK 24.11 lib/vhost/vhost.h,
+ * vhost_vring_call_split() and vhost_vring_call_packed()).  Returns
+ * VHOST_KICK_NOW when no kick went out in the last interval: the caller
+ * returns false and the library writes the eventfd at once.  Otherwise the
+ * kick is taken over (VHOST_KICK_DEFER: the caller returns true) and
+ * becomes, or is folded into, the pending kick, which the caller delivers
+ * with rte_vhost_notify_guest() once vhost_kick_run() says so.  A deferred
+ * kick must be delivered: DPDK's irq_pending latch stays set until then and
+ * silences the queue.  'now_us' is a monotonic time in microseconds.
+ * Thread-safety: the thread that runs the enqueue, under the tx lock. */
+enum vhost_kick_action
+vhost_kick_request(struct vhost_kick *k, long long int now_us)
+{
+    k->stats.requests++;
+    if (k->pending) {
+        k->stats.taken_over++;
+        k->stats.coalesced++;
+        return VHOST_KICK_DEFER;
+    }
+    if (k->last_kick_us == LLONG_MIN
+        || now_us - k->last_kick_us >= (long long int) k->interval_us) {
+        k->last_kick_us = now_us;
+        k->stats.immediate++;
+        return VHOST_KICK_NOW;
+    }
+    k->pending = true;
+    k->postpone_counted = false;
+    k->pending_us = now_us;
+    k->stats.taken_over++;
+    return VHOST_KICK_DEFER;
+}
+
+/* Returns the time (us) at which the pending kick of 'k' becomes due: one
+ * interval after the last kick that went out.  LLONG_MAX when none is
+ * pending.  Thread-safety: under the tx lock. */
+long long int
+vhost_kick_deadline(const struct vhost_kick *k)
+{
+    return k->pending ? k->last_kick_us + k->interval_us : LLONG_MAX;
+}
+
+/* True if a kick is pending on 'k' and due at 'now_us'.  Cheap: touches
+ * no guest memory, so the caller asks the ring only when this is true.
+ * Thread-safety: under the tx lock. */
+bool
+vhost_kick_due(const struct vhost_kick *k, long long int now_us)
+{
+    return k->pending && now_us >= vhost_kick_deadline(k);
+}
+
+/* Called on every PMD loop of the port with 'wants_intr', the guest's ring
+ * answer (lib/vhost-ring.h; for EVENT_IDX measured from the used index of
+ * the last kick delivered, not DPDK's signalled_used), when
+ * vhost_kick_due() is true.  Returns true if the caller must now deliver
+ * the pending kick (rte_vhost_notify_guest()) and then call
+ * vhost_kick_delivered().  A due kick the guest does not want is postponed
+ * (counted once per kick) and asked about again on the next loop: the
+ * driver re-checks its ring after it re-enables notifications, so holding
+ * the kick loses no wake-up (virtio 1.1, 2.6.7.2 and 2.7.10).
+ * Thread-safety: under the tx lock. */
+bool
+vhost_kick_run(struct vhost_kick *k, bool wants_intr, long long int now_us)
+{
+    if (!vhost_kick_due(k, now_us)) {
+        return false;
+    }
+    if (!wants_intr) {
+        if (!k->postpone_counted) {
+            k->postpone_counted = true;
+            k->stats.postponed++;
+        }
+        return false;
+    }
+    return true;
+}
+
+/* Records that the caller delivered the pending kick of 'k' at 'now_us'.
+ * Thread-safety: under the tx lock. */
+void
+vhost_kick_delivered(struct vhost_kick *k, long long int now_us)
+{
+    if (!k->pending) {
+        return;
+    }
+    long long int delay = now_us - k->pending_us;
+
+    k->pending = false;
+    k->last_kick_us = now_us;
+    k->stats.delivered++;
+    if (delay > 0 && (uint64_t) delay > k->stats.max_delay_us) {
+        k->stats.max_delay_us = delay;
+    }
+}
+
+/* The virtqueue of 'k' went away (device destroyed: DPDK frees the
+ * virtqueue and a new connection starts with its irq_pending latch clear).
+ * Forgets a pending kick, counted as discarded, and the time of the last
+ * kick, so the first kick of the next connection goes out at once.
+ * Thread-safety: under the tx lock, once no thread can deliver to the old
+ * virtqueue any more. */
+void
+vhost_kick_reset(struct vhost_kick *k)
+{
+    if (k->pending) {
+        k->pending = false;
+        k->stats.discarded++;
+    }
+    k->last_kick_us = LLONG_MIN;
+}
+
+/* Zeroes the counters of 'k'; the pending state is kept.
+ * Thread-safety: under the tx lock. */
+void
+vhost_kick_clear_stats(struct vhost_kick *k)
+{
+    memset(&k->stats, 0, sizeof k->stats);
+}

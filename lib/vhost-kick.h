@@ -1,0 +1,97 @@
+/*
+ * Copyright (c) 2026 The ovs-netdev-vhost authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at:
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+#ifndef VHOST_KICK_H
+#define VHOST_KICK_H 1
+
+/* Kick moderation of one vhost tx queue (one vring): coalesce kicks, not
+ * packets.
+ *
+ * With DPDK 23.11 and later the packets of every burst go into the guest's
+ * used ring at once, and DPDK asks its device op guest_notify() whether the
+ * backend takes over the kick (the used buffer notification, an eventfd
+ * write on the vring's callfd) it has decided the guest wants.  This module
+ * answers that question and tells the PMD thread when a taken-over kick is
+ * due: at most one kick per interval per queue, the first one after a quiet
+ * interval at once, later ones coalesced into one at the end of the
+ * interval, and a due kick postponed only while the guest's ring says it
+ * does not want one (the caller asks the ring, lib/vhost-ring.h).
+ *
+ * It is pure: time is passed in (microseconds of a monotonic clock), the
+ * ring question is answered by the caller, and delivering the kick
+ * (rte_vhost_notify_guest()) is the caller's job, so
+ * tests/test-vhost-kick.c drives it with a fake clock.  The caller owns
+ * locking: one struct vhost_kick is used by one thread at a time (the
+ * queue's tx lock).
+ *
+ * Rules: DPDK 24.11 lib/vhost (guest_notify, irq_pending, see
+ * DESIGN-NOTES.md "Kick offload"); virtio 1.1, 2.6.7.2 and 2.7.10 for the
+ * ring question. */
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* What the caller of vhost_kick_request() tells DPDK's guest_notify(). */
+enum vhost_kick_action {
+    VHOST_KICK_NOW,     /* Return false: the library kicks at once. */
+    VHOST_KICK_DEFER,   /* Return true: we deliver it later. */
+};
+
+/* Counters of one queue, since creation or the last clear. */
+struct vhost_kick_stats {
+    uint64_t requests;       /* Kicks DPDK decided the guest wants. */
+    uint64_t immediate;      /* ...left to the library at once (first
+                              * kick after a quiet interval). */
+    uint64_t taken_over;     /* ...taken over (deferred). */
+    uint64_t coalesced;      /* ...of which folded into a kick already
+                              * pending (never delivered on their own). */
+    uint64_t delivered;      /* Deferred kicks delivered by us. */
+    uint64_t postponed;      /* Due kicks held back because the guest's
+                              * ring did not want one (once per kick). */
+    uint64_t discarded;      /* Pending kicks forgotten because the
+                              * virtqueue went away (vhost_kick_reset()). */
+    uint64_t max_delay_us;   /* Longest time from the first taken-over
+                              * request to delivery of a kick, us. */
+};
+
+/* Moderation state of one queue.
+ *
+ * Invariant: stats.taken_over == stats.delivered + stats.coalesced
+ *                                + stats.discarded + (pending ? 1 : 0). */
+struct vhost_kick {
+    uint32_t interval_us;       /* 1..1000000: at most one kick per
+                                 * interval. */
+    bool pending;               /* A taken-over kick awaits delivery. */
+    bool postpone_counted;      /* 'stats.postponed' counted this one. */
+    long long int pending_us;   /* First request of the pending kick. */
+    long long int last_kick_us; /* Last kick that went out (ours or the
+                                 * library's); LLONG_MIN before the first. */
+    struct vhost_kick_stats stats;
+};
+
+void vhost_kick_init(struct vhost_kick *, uint32_t interval_us);
+void vhost_kick_set_interval(struct vhost_kick *, uint32_t interval_us);
+enum vhost_kick_action vhost_kick_request(struct vhost_kick *,
+                                          long long int now_us);
+long long int vhost_kick_deadline(const struct vhost_kick *);
+bool vhost_kick_due(const struct vhost_kick *, long long int now_us);
+bool vhost_kick_run(struct vhost_kick *, bool wants_intr,
+                    long long int now_us);
+void vhost_kick_delivered(struct vhost_kick *, long long int now_us);
+void vhost_kick_reset(struct vhost_kick *);
+void vhost_kick_clear_stats(struct vhost_kick *);
+
+#endif /* vhost-kick.h */
