@@ -104,6 +104,9 @@
 #define MIN_FRAME 60
 #define MAX_FRAME 1514
 #define DEFAULT_FRAME 64
+/* --wakeup-cost-us default: about what a kernel guest pays per interrupt
+ * (VM exit, injection, softirq entry) on current hardware. */
+#define DEFAULT_WAKEUP_COST_US 5
 
 /* Sequence tracking. */
 #define MAX_STREAMS 64
@@ -170,6 +173,7 @@ struct options {
     uint64_t stop_consuming_after;
     uint64_t queue_change_ms;
     uint64_t cycles;
+    uint64_t wakeup_cost_us;
     bool verbose;
     int n_extra_eal;
     char **extra_eal;
@@ -346,6 +350,10 @@ usage(void)
            "                         each run ends as the options say, e.g."
            "\n"
            "                         --duration\n"
+           "  --wakeup-cost-us=US    interrupt mode: CPU time each wake-up "
+           "costs\n"
+           "                         before the guest polls, 0..1000000 "
+           "(default %d)\n"
            "Packets:\n"
            "  --size=BYTES           frame size without CRC, 60..1514 "
            "(default 64)\n"
@@ -368,7 +376,7 @@ usage(void)
            "\n"
            "Prints one JSON object on stdout at exit.  Exit status: 0 ok,\n"
            "1 runtime error, 2 bad usage, 3 no vhost-user connection.\n",
-           PROGRAM_NAME, PROGRAM_NAME);
+           PROGRAM_NAME, PROGRAM_NAME, DEFAULT_WAKEUP_COST_US);
 }
 
 static void __attribute__((format(printf, 1, 2), noreturn))
@@ -494,6 +502,7 @@ enum {
     OPT_STOP_CONSUMING_AFTER,
     OPT_QUEUE_CHANGE_MS,
     OPT_CYCLES,
+    OPT_WAKEUP_COST_US,
 };
 
 static void
@@ -530,6 +539,7 @@ parse_options(int argc, char *argv[], struct options *opt)
          OPT_STOP_CONSUMING_AFTER},
         {"queue-change-ms", required_argument, NULL, OPT_QUEUE_CHANGE_MS},
         {"cycles", required_argument, NULL, OPT_CYCLES},
+        {"wakeup-cost-us", required_argument, NULL, OPT_WAKEUP_COST_US},
         {"verbose", no_argument, NULL, 'v'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
@@ -551,6 +561,7 @@ parse_options(int argc, char *argv[], struct options *opt)
     opt->wait_link_s = 10;
     opt->mem_churn_mb = 32;
     opt->cycles = 1;
+    opt->wakeup_cost_us = DEFAULT_WAKEUP_COST_US;
 
     opterr = 1;
     for (;;) {
@@ -675,6 +686,9 @@ parse_options(int argc, char *argv[], struct options *opt)
             break;
         case OPT_CYCLES:
             opt->cycles = parse_uint(name, optarg, 1, 1000000);
+            break;
+        case OPT_WAKEUP_COST_US:
+            opt->wakeup_cost_us = parse_uint(name, optarg, 0, 1000000);
             break;
         case 'v':
             opt->verbose = true;
@@ -1168,6 +1182,23 @@ set_rx_intr(struct guest *g, bool enable)
     }
 }
 
+/* Spends --wakeup-cost-us of CPU time, as a kernel guest does between its
+ * interrupt and its first poll (VM exit, interrupt injection, softirq), so
+ * that wake-ups cost the guest what they cost a VM and a guest woken too
+ * often falls behind. */
+static void
+wakeup_cost(const struct guest *g)
+{
+    if (g->opt.wakeup_cost_us) {
+        uint64_t end = rte_get_tsc_cycles()
+                       + g->opt.wakeup_cost_us * rte_get_tsc_hz() / 1000000;
+
+        while (rte_get_tsc_cycles() < end) {
+            rte_pause();
+        }
+    }
+}
+
 /* Sleeps until a queue's interrupt fires or 'timeout_ms' passes.  Returns
  * the number of packets received on the way. */
 static unsigned int
@@ -1203,6 +1234,7 @@ intr_sleep(struct guest *g, int timeout_ms)
                                             g->active_queues, timeout_ms);
     if (n_events > 0) {
         g->wakeups++;
+        wakeup_cost(g);
     }
     set_rx_intr(g, false);
     return 0;
