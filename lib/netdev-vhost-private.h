@@ -75,10 +75,24 @@ struct netdev_vhost_qp {
     atomic_bool reading;
     struct rte_vhost_vring vring;   /* Pointers valid iff rings_valid. */
 
-    /* Our rx side (vring 2q + 1); written by the one PMD that polls it. */
+    /* Our rx side (vring 2q + 1); written by the one PMD that polls it.
+     * 'rx_busy' is true while that PMD may use the device id it read: the
+     * vhost-events thread waits for it to be false after it withdrew the
+     * id (destroy_device(); a Dekker handshake as the ring guard's). */
+    atomic_bool rx_busy;
     bool rx_enabled;
     uint64_t rx_packets;
     uint64_t rx_bytes;
+} __attribute__((aligned(64)));
+
+/* Queue pairs of a port with staged packets, one bit each.  A bit is set
+ * by the thread that stages into an empty queue and cleared by the one that
+ * empties it, both with the queue's tx_lock; every rxq_recv of the port
+ * reads it.  A cache line of its own, written only on those transitions
+ * (not per burst), so that the PMD threads' reads of the port's other
+ * fields do not bounce with it. */
+struct netdev_vhost_staged_map {
+    atomic_uint64_t bits[NETDEV_VHOST_MAX_QP / 64];
 } __attribute__((aligned(64)));
 
 /* Configuration state of the tx policy of a port. */
@@ -101,13 +115,22 @@ struct netdev_vhost {
 
     bool client;                    /* dpdkvhostuserclient. */
     char *vhost_id;                 /* Socket path, or NULL (client, unset).*/
-    char *registered_id;            /* Path registered with rte_vhost. */
+    /* Path registered with rte_vhost, or NULL.  Written with both
+     * netdev_vhost_mutex and 'mutex' held (main thread); read with either
+     * (the vhost-events thread holds netdev_vhost_mutex). */
+    char *registered_id;
+    /* Generation of the connection on 'registered_id': bumped at every
+     * new_connection and destroy_connection, so that a deferred vring
+     * event of a gone connection is recognised (rte_vhost reuses device
+     * ids).  'vid_map_mutex' (lib/netdev-vhost.c). */
+    uint64_t conn_gen;
+    bool in_msg;                    /* Between the ring guard's pre and post
+                                     * message hooks ('vid_map_mutex'). */
     uint64_t driver_flags;          /* RTE_VHOST_USER_* of registration. */
 
     ovsrcu_index vid;               /* rte_vhost device id, or -1. */
     atomic_bool ready;              /* Reconfigured for the current vid. */
     atomic_bool rings_valid;        /* Ring guard, see netdev_vhost_qp. */
-    atomic_uint n_staged;           /* Packets staged in all qps. */
     uint64_t features;              /* Negotiated virtio features. */
     uint64_t mem_table_msgs;        /* VHOST_USER_SET_MEM_TABLE messages
                                      * (ring guard; vhost-events thread). */
@@ -149,6 +172,8 @@ struct netdev_vhost {
     uint64_t tx_qos_drops;          /* Egress QoS. */
     uint64_t tx_invalid_hwol_drops; /* TSO packet without L4 header. */
     uint64_t rx_qos_drops;          /* Ingress policer. */
+
+    struct netdev_vhost_staged_map staged;
 
     struct netdev_vhost_qp qps[NETDEV_VHOST_MAX_QP];
 };

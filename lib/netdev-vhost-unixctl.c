@@ -105,19 +105,21 @@ show_port(struct netdev_vhost *dev, void *ds_)
 static void
 clear_port(struct netdev_vhost *dev, void *aux OVS_UNUSED)
 {
-    int vid = ovsrcu_index_get(&dev->vid);
-
+    /* The device id under the mutex: destroy_device() adds the kicks of
+     * the connection to kicks_base and withdraws the id under it, so that
+     * the offset below belongs to the id it is used with. */
     ovs_mutex_lock(&dev->mutex);
+    int vid = ovsrcu_index_get(&dev->vid);
     for (int q = 0; q < NETDEV_VHOST_MAX_QP; q++) {
         struct netdev_vhost_qp *qp = &dev->qps[q];
 
         rte_spinlock_lock(&qp->tx_lock);
         vhost_txp_clear_stats(&qp->txp);
         qp->tx_dropped_base = qp->tx_dropped;
+        qp->queries = qp->queries_skipped = 0;  /* PMD writes: tx_lock. */
         rte_spinlock_unlock(&qp->tx_lock);
         /* DPDK's kick counter cannot be reset: offset it. */
         qp->kicks_base = -netdev_vhost_vring_kicks(vid, q);
-        qp->queries = qp->queries_skipped = 0;
     }
     ovs_mutex_unlock(&dev->mutex);
 }

@@ -75,6 +75,9 @@ COVERAGE_DEFINE(netdev_vhost_query_skipped);
 COVERAGE_DEFINE(netdev_vhost_flush_on_destroy);
 COVERAGE_DEFINE(netdev_vhost_staged_drops);
 COVERAGE_DEFINE(netdev_vhost_ring_guard_wait);
+COVERAGE_DEFINE(netdev_vhost_ring_guard_long_wait);
+COVERAGE_DEFINE(netdev_vhost_ring_guard_msg_failed);
+COVERAGE_DEFINE(netdev_vhost_vring_events_coalesced);
 
 /* OVS keeps coverage counts per thread and adds a thread's counts up when
  * that thread polls (at most once a second): a count made in DPDK's
@@ -86,6 +89,8 @@ COVERAGE_DEFINE(netdev_vhost_ring_guard_wait);
 static atomic_uint cov_staged_drops = ATOMIC_VAR_INIT(0);
 static atomic_uint cov_flush_on_destroy = ATOMIC_VAR_INIT(0);
 static atomic_uint cov_ring_guard_wait = ATOMIC_VAR_INIT(0);
+static atomic_uint cov_ring_guard_long_wait = ATOMIC_VAR_INIT(0);
+static atomic_uint cov_ring_guard_msg_failed = ATOMIC_VAR_INIT(0);
 
 const char netdev_vhost_version[] = NETDEV_VHOST_VERSION;
 
@@ -123,17 +128,32 @@ static char *default_txp_error;
 
 /* Vring state changes, deferred from the vhost-events thread to the main
  * thread: the callback runs with the library's queue locks held, where
- * rte_vhost_enable_guest_notification() must not be called. */
+ * rte_vhost_enable_guest_notification() must not be called.  An event
+ * names the port and the generation of its connection (conn_gen), not only
+ * the device id: rte_vhost reuses ids, and an event of a gone connection
+ * must not change the queues of the next one.  At most one event per
+ * connection and vring is pending: a later change updates it (a guest
+ * flooding SET_VRING_ENABLE costs no memory). */
 struct vring_event {
     struct ovs_list node;
+    char *name;                 /* Port name. */
+    uint64_t gen;               /* Its conn_gen when the event came. */
     int vid;
     uint16_t vring;
-    bool enable;
+    bool enable;                /* Latest state. */
+    bool was_disabled;          /* Disabled at least once meanwhile. */
 };
 static struct ovs_mutex event_mutex = OVS_MUTEX_INITIALIZER;
 static struct ovs_list event_list OVS_GUARDED_BY(event_mutex)
     = OVS_LIST_INITIALIZER(&event_list);
+static size_t n_events OVS_GUARDED_BY(event_mutex);
 static struct seq *event_seq;
+static atomic_uint cov_events_coalesced = ATOMIC_VAR_INIT(0);
+
+/* Source of connection generations (struct netdev_vhost's conn_gen),
+ * unique over all ports, also a port deleted and added again under the
+ * same name.  'vid_map_mutex'. */
+static uint64_t conn_gen_last OVS_GUARDED_BY(vid_map_mutex);
 
 /* Mempools of dp_packets, shared by ports with the same NUMA node and MTU. */
 struct netdev_vhost_mempool {
@@ -257,27 +277,51 @@ mempool_in_use(const struct netdev_vhost_mempool *vmp)
  * sequentially consistent accesses, about 20 cycles per burst).  After the
  * message it reloads the ring pointers and sets 'rings_valid' again. */
 
+/* Spins with rte_pause() this many times before it yields the CPU while it
+ * waits for a PMD thread to leave a section (the ring question, a dequeue):
+ * a few microseconds, far longer than the section itself takes.  A PMD
+ * thread preempted inside must get the CPU back, which matters when it
+ * shares a core with the waiting thread. */
+#define WAIT_SPINS 4096
+
+/* Waits until '*flag' (a PMD thread's "inside" flag, stored before it
+ * reads the state the caller has just withdrawn, with a full fence between
+ * the two) is false: first spinning, then yielding the CPU.  Returns 0 if
+ * it did not wait, 1 if it waited only spinning, 2 if it had to yield. */
+static int
+wait_while_set(atomic_bool *flag)
+{
+    int n = 0;
+
+    for (;;) {
+        bool set;
+
+        atomic_read_explicit(flag, &set, memory_order_seq_cst);
+        if (!set) {
+            return !n ? 0 : n <= WAIT_SPINS ? 1 : 2;
+        }
+        if (++n <= WAIT_SPINS) {
+            rte_pause();
+        } else {
+            sched_yield();
+        }
+    }
+}
+
 static void
 rings_invalidate(struct netdev_vhost *dev)
 {
-    bool waited = false;
+    int waited = 0;
 
     atomic_store_explicit(&dev->rings_valid, false, memory_order_seq_cst);
     for (int q = 0; q < NETDEV_VHOST_MAX_QP; q++) {
-        bool reading;
-
-        for (;;) {
-            atomic_read_explicit(&dev->qps[q].reading, &reading,
-                                 memory_order_seq_cst);
-            if (!reading) {
-                break;
-            }
-            waited = true;
-            rte_pause();
-        }
+        waited = MAX(waited, wait_while_set(&dev->qps[q].reading));
     }
     if (waited) {
         atomic_add_relaxed(&cov_ring_guard_wait, 1, &(unsigned int){0});
+    }
+    if (waited > 1) {
+        atomic_add_relaxed(&cov_ring_guard_long_wait, 1, &(unsigned int){0});
     }
 }
 
@@ -328,6 +372,15 @@ ring_guard_pre_msg(int vid, void *msg)
     struct netdev_vhost *dev = vid >= 0 && vid < NETDEV_VHOST_MAX_VID
                                ? vid_map[vid] : NULL;
     if (dev) {
+        if (dev->in_msg) {
+            /* The library skipped the post hook: the previous message
+             * failed (and the front-end asked for a reply, or the
+             * connection would be gone).  The guard stayed closed since
+             * then; this message's post hook re-opens it. */
+            atomic_add_relaxed(&cov_ring_guard_msg_failed, 1,
+                               &(unsigned int){0});
+        }
+        dev->in_msg = true;
         rings_invalidate(dev);
         if (request == VHOST_USER_REQ_SET_MEM_TABLE) {
             dev->mem_table_msgs++;
@@ -343,8 +396,11 @@ ring_guard_post_msg(int vid, void *msg OVS_UNUSED)
     ovs_mutex_lock(&vid_map_mutex);
     struct netdev_vhost *dev = vid >= 0 && vid < NETDEV_VHOST_MAX_VID
                                ? vid_map[vid] : NULL;
-    if (dev && netdev_vhost_get_vid(dev) == vid) {
-        rings_refresh(dev, vid);
+    if (dev) {
+        dev->in_msg = false;
+        if (netdev_vhost_get_vid(dev) == vid) {
+            rings_refresh(dev, vid);
+        }
     }
     ovs_mutex_unlock(&vid_map_mutex);
     return RTE_VHOST_MSG_RESULT_NOT_HANDLED;
@@ -459,71 +515,112 @@ drop_cb(void *aux, void **pkts, int n)
     rte_pktmbuf_free_bulk((struct rte_mbuf **) pkts, n);
 }
 
-/* Updates the port-wide count of staged packets after 'qp' changed from
- * 'before' staged packets. */
+/* Keeps 'dev->staged' in step with queue pair 'q', which had 'before'
+ * staged packets: only a change between none and some writes it.  Called
+ * with the queue's tx_lock. */
 static void
-staged_update(struct netdev_vhost *dev, const struct netdev_vhost_qp *qp,
-              int before)
+staged_update(struct netdev_vhost *dev, int q, int before)
 {
-    int delta = qp->txp.n_staged - before;
+    int after = dev->qps[q].txp.n_staged;
+    atomic_uint64_t *word = &dev->staged.bits[q / 64];
+    uint64_t bit = UINT64_C(1) << (q % 64);
+    uint64_t orig;
 
-    if (delta > 0) {
-        atomic_add_relaxed(&dev->n_staged, delta, &(unsigned int){0});
-    } else if (delta < 0) {
-        atomic_sub_relaxed(&dev->n_staged, -delta, &(unsigned int){0});
+    if (!before && after) {
+        atomic_or_explicit(word, bit, &orig, memory_order_relaxed);
+    } else if (before && !after) {
+        atomic_and_explicit(word, ~bit, &orig, memory_order_relaxed);
     }
+}
+
+/* True if some queue pair of 'dev' has staged packets.  Any thread. */
+static bool
+staged_any(struct netdev_vhost *dev)
+{
+    for (int w = 0; w < ARRAY_SIZE(dev->staged.bits); w++) {
+        uint64_t bits;
+
+        atomic_read_relaxed(&dev->staged.bits[w], &bits);
+        if (bits) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* Flushes what is staged on queue pair 'q' of 'dev' if its deadline passed
+ * (or, with 'all', in any case: VHOST_TXP_FLUSH_RECONFIG), or, when the
+ * device is gone or 'drop' is true, drops and counts it as staged drops.
+ * The device id is read here, with the queue's tx_lock held, as on every tx
+ * path: destroy_device() takes every tx_lock after it withdrew the id, so
+ * no thread uses the id of a gone device afterwards.  Called with the
+ * queue's tx_lock. */
+static void
+qp_flush_locked(struct netdev_vhost *dev, int q, long long int now,
+                bool all, bool drop)
+{
+    struct netdev_vhost_qp *qp = &dev->qps[q];
+    int before = qp->txp.n_staged;
+    int vid = netdev_vhost_get_vid(dev);
+    struct enqueue_ctx ctx = { dev, qp, vid, q };
+
+    if (!before) {
+        return;
+    }
+    if (drop || vid < 0) {
+        atomic_add_relaxed(&cov_flush_on_destroy, 1, &(unsigned int){0});
+        vhost_txp_drop(&qp->txp, drop_cb, &ctx);
+    } else if (all) {
+        vhost_txp_flush(&qp->txp, VHOST_TXP_FLUSH_RECONFIG, now, enqueue_cb,
+                        &ctx);
+    } else {
+        vhost_txp_run(&qp->txp, now, enqueue_cb, &ctx);
+    }
+    staged_update(dev, q, before);
 }
 
 /* Flushes the staged packets of every queue pair of 'dev' whose deadline
  * passed.  PMD threads (from rxq_recv), so that nothing stays staged when
- * no more traffic comes, whichever PMD thread polls the port.  Skips queues
- * whose lock another thread holds: that thread flushes them. */
+ * no more traffic comes, whichever PMD thread polls the port.  Looks only
+ * at the queues 'dev->staged' names; skips queues whose lock another
+ * thread holds: that thread flushes them. */
 static void
 flush_due(struct netdev_vhost *dev)
 {
     long long int now = time_usec();
-    int vid = netdev_vhost_get_vid(dev);
 
-    for (int q = 0; q < NETDEV_VHOST_MAX_QP; q++) {
-        struct netdev_vhost_qp *qp = &dev->qps[q];
+    for (int w = 0; w < ARRAY_SIZE(dev->staged.bits); w++) {
+        uint64_t bits;
 
-        if (!qp->txp.n_staged || vhost_txp_deadline(&qp->txp) > now
-            || !rte_spinlock_trylock(&qp->tx_lock)) {
-            continue;
+        atomic_read_relaxed(&dev->staged.bits[w], &bits);
+        for (; bits; bits = zero_rightmost_1bit(bits)) {
+            int q = w * 64 + raw_ctz(bits);
+            struct netdev_vhost_qp *qp = &dev->qps[q];
+
+            if (vhost_txp_deadline(&qp->txp) > now
+                || !rte_spinlock_trylock(&qp->tx_lock)) {
+                continue;
+            }
+            qp_flush_locked(dev, q, now, false, false);
+            rte_spinlock_unlock(&qp->tx_lock);
         }
-        struct enqueue_ctx ctx = { dev, qp, vid, q };
-        int before = qp->txp.n_staged;
-        vhost_txp_run(&qp->txp, now, enqueue_cb, &ctx);
-        staged_update(dev, qp, before);
-        rte_spinlock_unlock(&qp->tx_lock);
     }
 }
 
-/* Flushes (or, with 'drop', drops and counts) everything staged on 'dev'.
- * Main thread or vhost-events thread. */
+/* Flushes (or, with 'drop' or no device, drops and counts) everything
+ * staged on 'dev'.  Takes every queue's tx_lock once, also of queues with
+ * nothing staged: destroy_device() relies on that.  Main thread or
+ * vhost-events thread. */
 static void
 flush_all(struct netdev_vhost *dev, bool drop)
 {
     long long int now = time_usec();
-    int vid = netdev_vhost_get_vid(dev);
 
     for (int q = 0; q < NETDEV_VHOST_MAX_QP; q++) {
         struct netdev_vhost_qp *qp = &dev->qps[q];
-        struct enqueue_ctx ctx = { dev, qp, vid, q };
 
         rte_spinlock_lock(&qp->tx_lock);
-        int before = qp->txp.n_staged;
-        if (before) {
-            if (drop || vid < 0) {
-                atomic_add_relaxed(&cov_flush_on_destroy, 1,
-                                   &(unsigned int){0});
-                vhost_txp_drop(&qp->txp, drop_cb, &ctx);
-            } else {
-                vhost_txp_flush(&qp->txp, VHOST_TXP_FLUSH_RECONFIG, now,
-                                enqueue_cb, &ctx);
-            }
-            staged_update(dev, qp, before);
-        }
+        qp_flush_locked(dev, q, now, true, drop);
         rte_spinlock_unlock(&qp->tx_lock);
     }
 }
@@ -559,9 +656,85 @@ prepare_offload(const struct netdev_vhost *dev, struct rte_mbuf *m)
     return true;
 }
 
+/* rte_mbuf_extbuf_free_callback_t of copy_extbuf_attach(). */
+static void
+copy_extbuf_free(void *addr OVS_UNUSED, void *opaque)
+{
+    rte_free(opaque);
+}
+
+/* Attaches to 'm' an external buffer (rte_malloc()) large enough for
+ * 'data_len' bytes after the headroom, as stock OVS 3.1 does
+ * (dpdk_pktmbuf_attach_extbuf() in lib/netdev-dpdk.c): a TSO packet from a
+ * tap, internal or system port is longer than the mempool's buffers.  The
+ * buffer is freed with the mbuf.  Returns false if the packet is too
+ * large for an mbuf (64 kB) or there is no memory. */
+static bool
+copy_extbuf_attach(struct rte_mbuf *m, uint32_t data_len)
+{
+    uint32_t total_len = RTE_PKTMBUF_HEADROOM + data_len
+                         + sizeof(struct rte_mbuf_ext_shared_info)
+                         + sizeof(uintptr_t);
+    struct rte_mbuf_ext_shared_info *shinfo;
+    uint16_t buf_len;
+    void *buf;
+
+    total_len = RTE_ALIGN_CEIL(total_len, sizeof(uintptr_t));
+    if (total_len > UINT16_MAX) {
+        return false;
+    }
+    buf_len = total_len;
+    buf = rte_malloc(NULL, buf_len, RTE_CACHE_LINE_SIZE);
+    if (!buf) {
+        return false;
+    }
+    shinfo = rte_pktmbuf_ext_shinfo_init_helper(buf, &buf_len,
+                                                copy_extbuf_free, buf);
+    if (!shinfo) {
+        rte_free(buf);
+        return false;
+    }
+    rte_pktmbuf_attach_extbuf(m, buf, rte_malloc_virt2iova(buf), buf_len,
+                              shinfo);
+    rte_pktmbuf_reset_headroom(m);
+    return true;
+}
+
+/* Returns a copy of 'packet' (not a DPDK mbuf) in an mbuf of 'mp', with an
+ * external buffer if it does not fit in the pool's buffers (TSO packets,
+ * only with userspace TSO), keeping its offload requests and header
+ * offsets, as stock OVS 3.1's dpdk_copy_dp_packet_to_mbuf().  Returns NULL
+ * if no mbuf or memory could be had.  The caller still owns 'packet'. */
+static struct dp_packet *
+copy_to_mbuf(struct rte_mempool *mp, const struct dp_packet *packet)
+{
+    uint32_t len = dp_packet_size(packet);
+    struct rte_mbuf *m = rte_pktmbuf_alloc(mp);
+
+    if (!m) {
+        return NULL;
+    }
+    if (rte_pktmbuf_tailroom(m) < len && !copy_extbuf_attach(m, len)) {
+        rte_pktmbuf_free(m);
+        return NULL;
+    }
+
+    struct dp_packet *copy = CONTAINER_OF(m, struct dp_packet, mbuf);
+    memcpy(rte_pktmbuf_mtod(m, void *), dp_packet_data(packet), len);
+    dp_packet_set_size(copy, len);
+    m->tx_offload = packet->mbuf.tx_offload;
+    m->packet_type = packet->mbuf.packet_type;
+    m->ol_flags |= packet->mbuf.ol_flags
+                   & ~(RTE_MBUF_F_EXTERNAL | RTE_MBUF_F_INDIRECT);
+    memcpy(&copy->l2_pad_size, &packet->l2_pad_size,
+           sizeof(struct dp_packet) - offsetof(struct dp_packet, l2_pad_size));
+    return copy;
+}
+
 /* Copies packets that are not DPDK mbufs into mbufs of 'dev''s mempool and
- * drops packets longer than the MTU allows.  Returns the number of packets
- * left in 'batch'; drops are counted. */
+ * drops packets longer than the MTU allows, except TSO packets with
+ * userspace TSO (the guest gets them whole, as from stock OVS 3.1).
+ * Returns the number of packets left in 'batch'; drops are counted. */
 static int
 prepare_batch(struct netdev_vhost *dev, struct dp_packet_batch *batch)
 {
@@ -574,46 +747,26 @@ prepare_batch(struct netdev_vhost *dev, struct dp_packet_batch *batch)
     bool tso = userspace_tso_enabled();
 
     DP_PACKET_BATCH_REFILL_FOR_EACH (i, size, packet, batch) {
-        if (OVS_UNLIKELY(packet->source != DPBUF_DPDK)) {
-            struct dp_packet *orig = packet;
-            uint32_t len = dp_packet_size(packet);
-            struct rte_mbuf *m = len <= max_len && dev->mp
-                                 ? rte_pktmbuf_alloc(dev->mp->mp) : NULL;
+        bool seg = tso && packet->mbuf.ol_flags & RTE_MBUF_F_TX_TCP_SEG;
 
-            if (m) {
-                struct dp_packet *copy = (struct dp_packet *) m;
-
-                memcpy(rte_pktmbuf_mtod(m, void *), dp_packet_data(packet),
-                       len);
-                dp_packet_set_size(copy, len);
-                if (tso) {
-                    /* Keep the offload requests and header offsets. */
-                    m->ol_flags |= packet->mbuf.ol_flags
-                                   & ~(RTE_MBUF_F_EXTERNAL
-                                       | RTE_MBUF_F_INDIRECT);
-                    copy->l2_pad_size = packet->l2_pad_size;
-                    copy->l2_5_ofs = packet->l2_5_ofs;
-                    copy->l3_ofs = packet->l3_ofs;
-                    copy->l4_ofs = packet->l4_ofs;
-                }
-                packet = copy;
-            } else if (len > max_len) {
-                mtu_drops++;
-                packet = NULL;
-            } else {
-                copy_drops++;
-                packet = NULL;
-            }
-            dp_packet_delete(orig);
-            if (!packet) {
-                continue;
-            }
-        } else if (OVS_UNLIKELY(dp_packet_size(packet) > max_len)
-                   && !(tso && packet->mbuf.ol_flags
-                               & RTE_MBUF_F_TX_TCP_SEG)) {
+        /* Stock checks the length after the copy: a TSO packet of any
+         * length is copied (netdev_dpdk_filter_packet_len()). */
+        if (OVS_UNLIKELY(dp_packet_size(packet) > max_len) && !seg) {
             mtu_drops++;
             dp_packet_delete(packet);
             continue;
+        }
+        if (OVS_UNLIKELY(packet->source != DPBUF_DPDK)) {
+            struct dp_packet *copy = dev->mp
+                                     ? copy_to_mbuf(dev->mp->mp, packet)
+                                     : NULL;
+
+            dp_packet_delete(packet);
+            if (!copy) {
+                copy_drops++;
+                continue;
+            }
+            packet = copy;
         }
         if (tso && OVS_UNLIKELY(!prepare_offload(dev, &packet->mbuf))) {
             hwol_drops++;
@@ -681,12 +834,23 @@ netdev_vhost_send(struct netdev *netdev, int qid,
     }
 
     struct netdev_vhost_qp *qp = &dev->qps[q];
-    struct enqueue_ctx ctx = { dev, qp, vid, q };
 
     if (OVS_UNLIKELY(!rte_spinlock_trylock(&qp->tx_lock))) {
         COVERAGE_INC(netdev_vhost_tx_contention);
         rte_spinlock_lock(&qp->tx_lock);
     }
+    /* Again under the lock: see qp_flush_locked(). */
+    vid = netdev_vhost_get_vid(dev);
+    if (OVS_UNLIKELY(vid < 0)) {
+        rte_spinlock_unlock(&qp->tx_lock);
+        rte_spinlock_lock(&dev->stats_lock);
+        dev->tx_down_drops += cnt;
+        rte_spinlock_unlock(&dev->stats_lock);
+        dp_packet_delete_batch(batch, true);
+        return 0;
+    }
+
+    struct enqueue_ctx ctx = { dev, qp, vid, q };
 
     bool wants = qp->txp.mode == VHOST_TXP_TIMED;
     if (vhost_txp_needs_query(&qp->txp)) {
@@ -699,9 +863,7 @@ netdev_vhost_send(struct netdev *netdev, int qid,
 
     vhost_txp_burst(&qp->txp, wants, (void **) batch->packets, cnt, now,
                     enqueue_cb, &ctx);
-    if (qp->txp.n_staged != before) {
-        staged_update(dev, qp, before);
-    }
+    staged_update(dev, q, before);
     rte_spinlock_unlock(&qp->tx_lock);
     return 0;
 }
@@ -746,39 +908,38 @@ netdev_vhost_rxq_recv(struct netdev_rxq *rxq, struct dp_packet_batch *batch,
 {
     struct netdev_vhost *dev = netdev_vhost_cast(rxq->netdev);
     int q = rxq->queue_id;
-    unsigned int n_staged;
+    struct netdev_vhost_qp *qp = &dev->qps[q];
+    uint16_t nb_rx = 0;
     bool ready;
 
-    atomic_read_relaxed(&dev->n_staged, &n_staged);
-    if (OVS_UNLIKELY(n_staged)) {
+    if (OVS_UNLIKELY(staged_any(dev))) {
         flush_due(dev);
     }
 
+    /* Announce the use of the device id before reading it: destroy_device()
+     * withdraws the id, then waits for 'rx_busy' to be false. */
+    atomic_store_explicit(&qp->rx_busy, true, memory_order_relaxed);
+    atomic_thread_fence(memory_order_seq_cst);
     int vid = netdev_vhost_get_vid(dev);
     atomic_read_relaxed(&dev->ready, &ready);
-    if (OVS_UNLIKELY(vid < 0 || !ready || !(dev->flags & NETDEV_UP)
-                     || !dev->mp)) {
-        return EAGAIN;
+    if (OVS_LIKELY(vid >= 0 && ready && dev->flags & NETDEV_UP && dev->mp)) {
+        nb_rx = rte_vhost_dequeue_burst(vid, q * VIRTIO_QNUM + VIRTIO_TXQ,
+                                        dev->mp->mp,
+                                        (struct rte_mbuf **) batch->packets,
+                                        NETDEV_MAX_BURST);
+        if (qfill) {
+            *qfill = nb_rx == NETDEV_MAX_BURST
+                     ? rte_vhost_rx_queue_count(vid,
+                                                q * VIRTIO_QNUM + VIRTIO_TXQ)
+                       & UINT16_MAX
+                     : 0;
+        }
     }
-
-    uint16_t nb_rx = rte_vhost_dequeue_burst(vid, q * VIRTIO_QNUM + VIRTIO_TXQ,
-                                             dev->mp->mp,
-                                             (struct rte_mbuf **)
-                                             batch->packets,
-                                             NETDEV_MAX_BURST);
+    atomic_store_explicit(&qp->rx_busy, false, memory_order_release);
     if (!nb_rx) {
         return EAGAIN;
     }
 
-    if (qfill) {
-        *qfill = nb_rx == NETDEV_MAX_BURST
-                 ? rte_vhost_rx_queue_count(vid,
-                                            q * VIRTIO_QNUM + VIRTIO_TXQ)
-                   & UINT16_MAX
-                 : 0;
-    }
-
-    struct netdev_vhost_qp *qp = &dev->qps[q];
     uint64_t bytes = 0;
     for (int i = 0; i < nb_rx; i++) {
         bytes += rte_pktmbuf_pkt_len((struct rte_mbuf *) batch->packets[i]);
@@ -859,6 +1020,19 @@ find_by_ifname(const char *ifname) OVS_REQUIRES(netdev_vhost_mutex)
     return NULL;
 }
 
+static struct netdev_vhost *
+find_by_name(const char *name) OVS_REQUIRES(netdev_vhost_mutex)
+{
+    struct netdev_vhost *dev;
+
+    LIST_FOR_EACH (dev, list_node, &vhost_list) {
+        if (!strcmp(netdev_get_name(&dev->up), name)) {
+            return dev;
+        }
+    }
+    return NULL;
+}
+
 static int
 new_connection(int vid)
 {
@@ -870,6 +1044,8 @@ new_connection(int vid)
     if (dev && vid < NETDEV_VHOST_MAX_VID) {
         ovs_mutex_lock(&vid_map_mutex);
         vid_map[vid] = dev;
+        dev->conn_gen = ++conn_gen_last;
+        dev->in_msg = false;
         ovs_mutex_unlock(&vid_map_mutex);
         if (rte_vhost_extern_callback_register(vid, &ring_guard_ops, dev)) {
             VLOG_WARN("%s: could not register vhost-user message hooks",
@@ -890,6 +1066,9 @@ destroy_connection(int vid)
         ovs_mutex_lock(&vid_map_mutex);
         dev = vid_map[vid];
         vid_map[vid] = NULL;
+        if (dev) {
+            dev->conn_gen = ++conn_gen_last;
+        }
         ovs_mutex_unlock(&vid_map_mutex);
     }
     if (dev) {
@@ -1016,6 +1195,7 @@ destroy_device(int vid)
         ovs_mutex_lock(&vid_map_mutex);
         rings_invalidate(dev);
         ovsrcu_index_set(&dev->vid, -1);
+        atomic_thread_fence(memory_order_seq_cst);
         ovs_mutex_unlock(&vid_map_mutex);
 
         /* Keep the kick counts of this connection: DPDK's per-vring
@@ -1034,10 +1214,21 @@ destroy_device(int vid)
     ovs_mutex_unlock(&netdev_vhost_mutex);
 
     if (found) {
-        /* Wait until no PMD thread can still use 'vid', then drop what is
-         * staged: the guest's rx vrings are gone. */
-        ovsrcu_synchronize();
-        ovsrcu_quiesce_start();
+        /* DPDK frees the device when this returns: wait until no thread
+         * uses 'vid' any more, and only for the threads that may use it.
+         * Not ovsrcu_synchronize(): that waits for every thread, also the
+         * main thread, which may be waiting for this callback to return in
+         * rte_vhost_driver_unregister() (netdev_vhost_destruct(), a port
+         * deleted as its guest leaves): a deadlock.  'found' stays valid:
+         * unregistering its socket waits for this callback to return.
+         *
+         * Rx: each rxq's PMD thread flags its use of the id (rx_busy).
+         * Tx: every tx path reads the id under the queue's tx_lock, and
+         * flush_all() takes each tx_lock once; it drops what is staged:
+         * the guest's rx vrings are gone. */
+        for (int q = 0; q < NETDEV_VHOST_MAX_QP; q++) {
+            wait_while_set(&found->qps[q].rx_busy);
+        }
         flush_all(found, true);
         VLOG_INFO("vHost Device '%s' has been removed", ifname);
     } else {
@@ -1045,16 +1236,51 @@ destroy_device(int vid)
     }
 }
 
+/* Stock OVS 3.1 warns when this many vring events wait for the main
+ * thread (netdev-dpdk.c, vring_state_changed()). */
+#define VRING_EVENTS_WARN 1000
+
 static int
 vring_state_changed(int vid, uint16_t vring, int enable)
 {
-    struct vring_event *ev = xzalloc(sizeof *ev);
+    static struct vlog_rate_limit rl = VLOG_RATE_LIMIT_INIT(1, 5);
+    struct vring_event *ev;
+    uint64_t gen = 0;
+    char *name = NULL;
 
+    ovs_mutex_lock(&vid_map_mutex);
+    if (vid >= 0 && vid < NETDEV_VHOST_MAX_VID && vid_map[vid]) {
+        name = xstrdup(netdev_get_name(&vid_map[vid]->up));
+        gen = vid_map[vid]->conn_gen;
+    }
+    ovs_mutex_unlock(&vid_map_mutex);
+    if (!name) {
+        return 0;               /* Not a connection of ours (any more). */
+    }
+
+    ovs_mutex_lock(&event_mutex);
+    LIST_FOR_EACH (ev, node, &event_list) {
+        if (ev->gen == gen && ev->vring == vring && !strcmp(ev->name, name)) {
+            ev->enable = enable != 0;
+            ev->was_disabled |= !enable;
+            ovs_mutex_unlock(&event_mutex);
+            atomic_add_relaxed(&cov_events_coalesced, 1, &(unsigned int){0});
+            free(name);
+            return 0;
+        }
+    }
+    ev = xzalloc(sizeof *ev);
+    ev->name = name;
+    ev->gen = gen;
     ev->vid = vid;
     ev->vring = vring;
     ev->enable = enable != 0;
-    ovs_mutex_lock(&event_mutex);
+    ev->was_disabled = !enable;
     ovs_list_push_back(&event_list, &ev->node);
+    if (++n_events == VRING_EVENTS_WARN) {
+        VLOG_WARN_RL(&rl, "%d vring state changes wait for the main thread",
+                     VRING_EVENTS_WARN);
+    }
     ovs_mutex_unlock(&event_mutex);
     seq_change(event_seq);
     return 0;
@@ -1090,14 +1316,27 @@ apply_vring_event(const struct vring_event *ev)
     struct netdev_vhost *dev;
 
     /* Vrings become ready before new_device(), so look the port up by its
-     * connection, not by its running device. */
+     * connection, not by its running device: by name, and only if the
+     * connection the event came from is still the port's. */
     ovs_mutex_lock(&netdev_vhost_mutex);
-    dev = vid_map_get(ev->vid);
+    dev = find_by_name(ev->name);
     if (!dev || q >= NETDEV_VHOST_MAX_QP) {
         ovs_mutex_unlock(&netdev_vhost_mutex);
         return;
     }
     ovs_mutex_lock(&dev->mutex);
+    ovs_mutex_lock(&vid_map_mutex);
+    bool current = dev->conn_gen == ev->gen;
+    ovs_mutex_unlock(&vid_map_mutex);
+    if (!current) {
+        VLOG_DBG("%s: ignoring a state change of vring %d of a closed "
+                 "connection", ev->name, ev->vring);
+        ovs_mutex_unlock(&dev->mutex);
+        ovs_mutex_unlock(&netdev_vhost_mutex);
+        return;
+    }
+    /* The connection cannot end meanwhile: destroy_connection() waits for
+     * netdev_vhost_mutex. */
     if (ev->enable) {
         disable_guest_notifications(ev->vid, ev->vring);
     }
@@ -1107,24 +1346,25 @@ apply_vring_event(const struct vring_event *ev)
         struct netdev_vhost_qp *qp = &dev->qps[q];
 
         qp->tx_enabled = ev->enable;
-        if (!ev->enable) {
-            /* The guest took its rx vring away: what is staged for it can
-             * no longer be placed. */
-            struct enqueue_ctx ctx = { dev, qp, ev->vid, q };
-
+        if (ev->was_disabled) {
+            /* The guest took its rx vring away (and maybe gave it back
+             * since): what is staged for it can no longer be placed. */
             rte_spinlock_lock(&qp->tx_lock);
-            int before = qp->txp.n_staged;
-            vhost_txp_drop(&qp->txp, drop_cb, &ctx);
-            staged_update(dev, qp, before);
+            qp_flush_locked(dev, q, 0, true, true);
             rte_spinlock_unlock(&qp->tx_lock);
         }
         remap_txqs(dev);
     }
     netdev_change_seq_changed(&dev->up);
-    VLOG_INFO("State of queue %d ( %s_qid %d ) of vhost device '%s' "
-              "changed to '%s'", ev->vring, is_rx ? "rx" : "tx", q,
-              dev->registered_id ? dev->registered_id : "",
-              ev->enable ? "enabled" : "disabled");
+    /* Stock's message, once per state the vring went through. */
+    for (int i = ev->was_disabled && ev->enable ? 0 : 1; i < 2; i++) {
+        bool enable = i ? ev->enable : false;
+
+        VLOG_INFO("State of queue %d ( %s_qid %d ) of vhost device '%s' "
+                  "changed to '%s'", ev->vring, is_rx ? "rx" : "tx", q,
+                  dev->registered_id ? dev->registered_id : "",
+                  enable ? "enabled" : "disabled");
+    }
     ovs_mutex_unlock(&dev->mutex);
     ovs_mutex_unlock(&netdev_vhost_mutex);
 }
@@ -1153,15 +1393,23 @@ netdev_vhost_class_run(const struct netdev_class *class OVS_UNUSED)
                  take_pending(&cov_flush_on_destroy));
     COVERAGE_ADD(netdev_vhost_ring_guard_wait,
                  take_pending(&cov_ring_guard_wait));
+    COVERAGE_ADD(netdev_vhost_ring_guard_long_wait,
+                 take_pending(&cov_ring_guard_long_wait));
+    COVERAGE_ADD(netdev_vhost_ring_guard_msg_failed,
+                 take_pending(&cov_ring_guard_msg_failed));
+    COVERAGE_ADD(netdev_vhost_vring_events_coalesced,
+                 take_pending(&cov_events_coalesced));
 
     ovs_list_init(&events);
     ovs_mutex_lock(&event_mutex);
     ovs_list_push_back_all(&events, &event_list);
+    n_events = 0;
     ovs_mutex_unlock(&event_mutex);
 
     struct vring_event *ev;
     LIST_FOR_EACH_POP (ev, node, &events) {
         apply_vring_event(ev);
+        free(ev->name);
         free(ev);
     }
 }
@@ -1182,9 +1430,29 @@ netdev_vhost_class_wait(const struct netdev_class *class OVS_UNUSED)
     }
 }
 
-/* Registration of the socket with rte_vhost.  Main thread, dev->mutex. */
+/* Sets 'dev->registered_id' to 'id' (may be NULL) and returns the old
+ * value, for the caller to free.  Both locks: the vhost-events thread reads
+ * it under netdev_vhost_mutex (find_by_ifname()), the main thread under
+ * dev->mutex.  Main thread, neither lock held. */
+static char *
+registered_id_set(struct netdev_vhost *dev, char *id)
+    OVS_EXCLUDED(netdev_vhost_mutex, dev->mutex)
+{
+    ovs_mutex_lock(&netdev_vhost_mutex);
+    ovs_mutex_lock(&dev->mutex);
+    char *old = dev->registered_id;
+    dev->registered_id = id;
+    ovs_mutex_unlock(&dev->mutex);
+    ovs_mutex_unlock(&netdev_vhost_mutex);
+    return old;
+}
+
+/* Registers 'dev->vhost_id' with rte_vhost and starts it.  Main thread,
+ * with neither netdev_vhost_mutex nor dev->mutex held (it takes both to
+ * publish 'registered_id').  Returns 0 or EINVAL. */
 static int
-vhost_driver_setup(struct netdev_vhost *dev) OVS_REQUIRES(dev->mutex)
+vhost_driver_setup(struct netdev_vhost *dev)
+    OVS_EXCLUDED(netdev_vhost_mutex, dev->mutex)
 {
     const char *name = netdev_get_name(&dev->up);
     uint64_t flags = RTE_VHOST_USER_LINEARBUF_SUPPORT
@@ -1215,7 +1483,7 @@ vhost_driver_setup(struct netdev_vhost *dev) OVS_REQUIRES(dev->mutex)
                  dev->vhost_id);
         return EINVAL;
     }
-    dev->registered_id = xstrdup(dev->vhost_id);
+    registered_id_set(dev, xstrdup(dev->vhost_id));
     dev->driver_flags = flags;
     if (dev->client) {
         VLOG_INFO("vHost User device '%s' created in 'client' mode, "
@@ -1247,37 +1515,52 @@ vhost_driver_setup(struct netdev_vhost *dev) OVS_REQUIRES(dev->mutex)
         VLOG_ERR("%s: could not start vhost-user driver for socket %s",
                  name, dev->vhost_id);
         rte_vhost_driver_unregister(dev->vhost_id);
-        free(dev->registered_id);
-        dev->registered_id = NULL;
+        free(registered_id_set(dev, NULL));
         return EINVAL;
     }
     return 0;
 }
 
+/* Unregisters the socket of 'dev' from rte_vhost.  Main thread, with
+ * neither netdev_vhost_mutex nor dev->mutex held.
+ *
+ * DPDK 22.11's rte_vhost_driver_unregister() (lib/vhost/socket.c) never
+ * fails with EBUSY: while a callback of the socket runs in the vhost-events
+ * thread it spins itself (fdset_try_del() and "goto again") until it
+ * returns; it fails only for a path that is not registered.  For a
+ * connected guest it calls destroy_device() in this thread, and no
+ * destroy_connection() at all.  So: no callback may wait for the main
+ * thread (destroy_device() does not), this thread must hold no lock the
+ * callbacks take, and the device ids of the closed connections are
+ * forgotten here. */
 static void
 vhost_driver_teardown(struct netdev_vhost *dev)
+    OVS_EXCLUDED(netdev_vhost_mutex, dev->mutex)
 {
     char *id = dev->registered_id;
 
     if (!id) {
         return;
     }
-    /* rte_vhost_driver_unregister() fails with EBUSY while a callback of
-     * this socket runs; retry as stock OVS does. */
-    for (int i = 0; i < 100; i++) {
-        if (!rte_vhost_driver_unregister(id)) {
-            break;
-        }
-        xnanosleep(10 * 1000 * 1000);
+    if (rte_vhost_driver_unregister(id)) {
+        VLOG_ERR("%s: could not unregister vhost-user socket %s",
+                 netdev_get_name(&dev->up), id);
     }
     if (!dev->client) {
         fatal_signal_remove_file_to_unlink(id);
         unlink(id);
     }
-    ovs_mutex_lock(&dev->mutex);
-    dev->registered_id = NULL;
-    ovs_mutex_unlock(&dev->mutex);
-    free(id);
+    free(registered_id_set(dev, NULL));
+
+    ovs_mutex_lock(&vid_map_mutex);
+    for (int i = 0; i < NETDEV_VHOST_MAX_VID; i++) {
+        if (vid_map[i] == dev) {
+            vid_map[i] = NULL;
+        }
+    }
+    dev->conn_gen = ++conn_gen_last;
+    dev->in_msg = false;
+    ovs_mutex_unlock(&vid_map_mutex);
 }
 
 /* Construction. */
@@ -1304,18 +1587,22 @@ txp_cfg_apply(struct netdev_vhost *dev) OVS_REQUIRES(dev->mutex)
     uint32_t interval = cfg->interval_set ? cfg->interval_us
                                           : default_txp_interval;
     long long int now = time_usec();
-    int vid = netdev_vhost_get_vid(dev);
 
     cfg->mode = mode;
     cfg->interval_us = interval;
     for (int q = 0; q < NETDEV_VHOST_MAX_QP; q++) {
         struct netdev_vhost_qp *qp = &dev->qps[q];
-        struct enqueue_ctx ctx = { dev, qp, vid, q };
 
         rte_spinlock_lock(&qp->tx_lock);
+        int vid = netdev_vhost_get_vid(dev);
+        struct enqueue_ctx ctx = { dev, qp, vid, q };
         int before = qp->txp.n_staged;
+
+        if (before && vid < 0) {
+            qp_flush_locked(dev, q, now, true, true);
+        }
         vhost_txp_set_config(&qp->txp, mode, interval, now, enqueue_cb, &ctx);
-        staged_update(dev, qp, before);
+        staged_update(dev, q, before);
         rte_spinlock_unlock(&qp->tx_lock);
     }
 }
@@ -1330,7 +1617,9 @@ common_construct(struct netdev *netdev, bool client)
     ovsrcu_index_init(&dev->vid, -1);
     atomic_init(&dev->ready, false);
     atomic_init(&dev->rings_valid, false);
-    atomic_init(&dev->n_staged, 0);
+    for (int w = 0; w < ARRAY_SIZE(dev->staged.bits); w++) {
+        atomic_init(&dev->staged.bits[w], 0);
+    }
     atomic_init(&dev->tx_retries_max, NETDEV_VHOST_RETRY_DEF);
     dev->numa_id = rte_lcore_to_socket_id(rte_get_main_lcore());
     if (dev->numa_id < 0 || dev->numa_id == SOCKET_ID_ANY) {
@@ -1345,6 +1634,7 @@ common_construct(struct netdev *netdev, bool client)
     for (int q = 0; q < NETDEV_VHOST_MAX_QP; q++) {
         rte_spinlock_init(&dev->qps[q].tx_lock);
         atomic_init(&dev->qps[q].reading, false);
+        atomic_init(&dev->qps[q].rx_busy, false);
         atomic_init(&dev->tx_map[q], -1);
         vhost_txp_init(&dev->qps[q].txp, default_txp_mode,
                        default_txp_interval);
@@ -1394,8 +1684,8 @@ netdev_vhost_server_construct(struct netdev *netdev)
     common_construct(netdev, false);
     ovs_mutex_lock(&dev->mutex);
     dev->vhost_id = xasprintf("%s/%s", vhost_sock_dir, name);
-    err = vhost_driver_setup(dev);
     ovs_mutex_unlock(&dev->mutex);
+    err = vhost_driver_setup(dev);
     if (err) {
         ovs_mutex_lock(&netdev_vhost_mutex);
         ovs_list_remove(&dev->list_node);
@@ -1419,24 +1709,13 @@ netdev_vhost_destruct(struct netdev *netdev)
 
     /* Out of the list first, as stock OVS does: rte_vhost_driver_unregister()
      * calls destroy_device() in this thread for a connected guest, and that
-     * must not find the port.  It would call ovsrcu_synchronize() with
-     * netdev_mutex held (our caller holds it) and then leave the main thread
-     * quiescent (ovsrcu_quiesce_start()) while it still uses RCU-protected
-     * data.  No PMD thread uses the port any more; what is staged is dropped
-     * and counted below. */
+     * need not find the port: no PMD thread uses it any more, and what is
+     * staged is dropped and counted below. */
     ovs_mutex_lock(&netdev_vhost_mutex);
     ovs_list_remove(&dev->list_node);
     ovs_mutex_unlock(&netdev_vhost_mutex);
 
     vhost_driver_teardown(dev);
-
-    ovs_mutex_lock(&vid_map_mutex);
-    for (int i = 0; i < NETDEV_VHOST_MAX_VID; i++) {
-        if (vid_map[i] == dev) {
-            vid_map[i] = NULL;
-        }
-    }
-    ovs_mutex_unlock(&vid_map_mutex);
 
     flush_all(dev, true);
     vhost_meter_destroy(ovsrcu_get_protected(struct vhost_meter *,
@@ -1770,15 +2049,17 @@ netdev_vhost_reconfigure(struct netdev *netdev)
     netdev->n_txq = dev->requested_n_qp;
     remap_txqs(dev);
 
-    if (dev->client && dev->vhost_id && !dev->registered_id) {
-        err = vhost_driver_setup(dev);
-    }
-
     if (netdev_vhost_get_vid(dev) >= 0 && dev->mp) {
         atomic_store_relaxed(&dev->ready, true);
     }
     netdev_change_seq_changed(netdev);
+    bool setup = dev->client && dev->vhost_id && !dev->registered_id;
     ovs_mutex_unlock(&dev->mutex);
+
+    if (setup) {
+        int error = vhost_driver_setup(dev);
+        err = err ? err : error;
+    }
     return err;
 }
 
