@@ -63,3 +63,52 @@ $OVS_AVX512_LIB -Wl,--end-group"
   AC_SUBST([OVS_AVX512_LIB])
   AC_SUBST([OVS_VERSION])
 ])
+
+dnl NETDEV_VHOST_CHECK_VERSIONS
+dnl
+dnl After NETDEV_VHOST_CHECK_OVS and PKG_CHECK_MODULES([DPDK]): the OVS and
+dnl DPDK versions we build against (issue 13: OVS 3.1 with DPDK 22.11 on
+dnl Debian 12, OVS 3.5 with DPDK 24.11 on Debian 13), as substitutions and as
+dnl the compatibility macros the C code tests.  Our Makefile empties DEFS
+dnl (OVS's config.h defines PACKAGE_*), so the macros travel in
+dnl NETDEV_VHOST_COMPAT_CPPFLAGS, which is appended to CPPFLAGS:
+dnl   NETDEV_VHOST_OVS_VERSION_NUM   OVS version as MAJOR*10000+MINOR*100+PATCH
+dnl                                  (30100 for 3.1.0, 30500 for 3.5.0)
+dnl   NETDEV_VHOST_DPDK_HAS_NOTIFY_GUEST
+dnl                                  defined when DPDK's rte_vhost has the
+dnl                                  deferred kick: the guest_notify device
+dnl                                  op and rte_vhost_notify_guest() (DPDK
+dnl                                  23.07+, checked by compiling against it)
+dnl Substitutions: OVS_VERSION (e.g. 3.5.0), OVS_VERSION_NUM, DPDK_VERSION
+dnl (libdpdk's pkg-config version, e.g. 24.11.8), NETDEV_VHOST_COMPAT_CPPFLAGS.
+AC_DEFUN([NETDEV_VHOST_CHECK_VERSIONS], [
+  AC_MSG_CHECKING([for the OVS version number])
+  OVS_VERSION_NUM=`echo "$OVS_VERSION" | \
+    awk -F. '{ printf "%d\n", $[]1 * 10000 + $[]2 * 100 + $[]3 }'`
+  AS_IF([test -z "$OVS_VERSION_NUM" || test "$OVS_VERSION_NUM" = 0],
+        [AC_MSG_ERROR([cannot tell the OVS version from $OVS_BUILDDIR/config.h])])
+  AC_MSG_RESULT([$OVS_VERSION_NUM])
+  AC_MSG_CHECKING([for the DPDK version])
+  DPDK_VERSION=`$PKG_CONFIG --modversion libdpdk`
+  AC_MSG_RESULT([$DPDK_VERSION])
+  NETDEV_VHOST_COMPAT_CPPFLAGS="-DNETDEV_VHOST_OVS_VERSION_NUM=$OVS_VERSION_NUM"
+
+  AC_MSG_CHECKING([whether rte_vhost can defer the guest notification])
+  save_CFLAGS=$CFLAGS
+  CFLAGS="$CFLAGS $DPDK_CFLAGS -DALLOW_EXPERIMENTAL_API"
+  AC_COMPILE_IFELSE(
+    [AC_LANG_PROGRAM([[#include <rte_vhost.h>
+static int notify(int vid, uint16_t qid) { (void) vid; (void) qid; return 1; }
+]], [[struct rte_vhost_device_ops ops = { .guest_notify = notify };
+      (void) ops;
+      rte_vhost_notify_guest(0, 0);]])],
+    [netdev_vhost_notify_guest=yes], [netdev_vhost_notify_guest=no])
+  CFLAGS=$save_CFLAGS
+  AC_MSG_RESULT([$netdev_vhost_notify_guest])
+  AS_IF([test $netdev_vhost_notify_guest = yes],
+        [NETDEV_VHOST_COMPAT_CPPFLAGS="$NETDEV_VHOST_COMPAT_CPPFLAGS -DNETDEV_VHOST_DPDK_HAS_NOTIFY_GUEST=1"])
+  CPPFLAGS="$CPPFLAGS $NETDEV_VHOST_COMPAT_CPPFLAGS"
+  AC_SUBST([OVS_VERSION_NUM])
+  AC_SUBST([DPDK_VERSION])
+  AC_SUBST([NETDEV_VHOST_COMPAT_CPPFLAGS])
+])

@@ -1,4 +1,5 @@
-# Tools: the test guest, the demo, the benchmark, the OVS preparation script.
+# Tools: the test guest, the demo, the benchmark, the OVS preparation script,
+# the Debian 13 root.
 
 bin_PROGRAMS += utilities/ovs-vhost-guest
 utilities_ovs_vhost_guest_SOURCES = utilities/ovs-vhost-guest.c
@@ -8,5 +9,6 @@ utilities_ovs_vhost_guest_LDADD = $(DPDK_LIBS)
 
 EXTRA_DIST += \
 	utilities/ovs-vhost-prepare-ovs \
+	utilities/ovs-vhost-prepare-debian13 \
 	utilities/ovs-vhost-demo \
 	utilities/ovs-vhost-bench
