@@ -97,8 +97,9 @@ AC_DEFUN([NETDEV_VHOST_CHECK_VERSIONS], [
   save_CFLAGS=$CFLAGS
   CFLAGS="$CFLAGS $DPDK_CFLAGS -DALLOW_EXPERIMENTAL_API"
   AC_COMPILE_IFELSE(
-    [AC_LANG_PROGRAM([[#include <rte_vhost.h>
-static int notify(int vid, uint16_t qid) { (void) vid; (void) qid; return 1; }
+    [AC_LANG_PROGRAM([[#include <stdbool.h>
+#include <rte_vhost.h>
+static bool notify(int vid, uint16_t qid) { (void) vid; (void) qid; return true; }
 ]], [[struct rte_vhost_device_ops ops = { .guest_notify = notify };
       (void) ops;
       rte_vhost_notify_guest(0, 0);]])],
