@@ -1233,10 +1233,13 @@ intr_sleep(struct guest *g, int timeout_ms)
     n_events = rte_epoll_wait_interruptible(RTE_EPOLL_PER_THREAD, events,
                                             g->active_queues, timeout_ms);
     if (n_events > 0) {
+        /* Woken: poll with interrupts off, as NAPI does.  After a timeout
+         * they stay on, so that the guest's periodic chores (link, stop
+         * conditions) never show the switch a polling guest. */
         g->wakeups++;
         wakeup_cost(g);
+        set_rx_intr(g, false);
     }
-    set_rx_intr(g, false);
     return 0;
 }
 
@@ -1764,6 +1767,9 @@ run(struct guest *g)
 
         if (now >= next_switch) {
             intr = !intr;
+            if (!intr) {
+                set_rx_intr(g, false);
+            }
             next_switch += ms_to_tsc(g, opt->alternate_ms);
             if (next_switch <= now) {
                 next_switch = now + ms_to_tsc(g, opt->alternate_ms);
