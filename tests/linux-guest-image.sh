@@ -34,7 +34,7 @@ unavailable() { log "$*"; exit 77; }
 
 apt_updated=false
 apt_update() {
-    $apt_updated || apt-get update -qq >&2 || true
+    $apt_updated || flock -w 900 /tmp/ovs-netdev-vhost-apt.lock apt-get -o DPkg::Lock::Timeout=900 update -qq >&2 || true
     apt_updated=true
 }
 
@@ -43,9 +43,9 @@ need() {
     if ! eval "$1" > /dev/null 2>&1; then
         [ "$(id -u)" = 0 ] || unavailable "$2 is missing (install it as root)"
         log "installing $2"
-        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+        DEBIAN_FRONTEND=noninteractive flock -w 900 /tmp/ovs-netdev-vhost-apt.lock apt-get -o DPkg::Lock::Timeout=900 install -y -qq \
             --no-install-recommends "$2" >&2 \
-        || { apt_update; DEBIAN_FRONTEND=noninteractive apt-get install -y \
+        || { apt_update; DEBIAN_FRONTEND=noninteractive flock -w 900 /tmp/ovs-netdev-vhost-apt.lock apt-get -o DPkg::Lock::Timeout=900 install -y \
                  -qq --no-install-recommends "$2" >&2; } \
         || unavailable "cannot install $2"
     fi
