@@ -98,3 +98,28 @@ vhost_packed_wants_interrupt(
     distance = (event_pos + 2u * size - used_pos) % (2u * size);
     return distance < size;
 }
+
+bool
+vhost_split_kick_wanted(const struct vring_avail *avail,
+                        const struct vring_used *used,
+                        uint16_t size, bool event_idx, uint16_t used_at_kick)
+{
+    if (!event_idx) {
+        uint16_t avail_flags = vring_read_u16(&avail->flags);
+
+        return !(avail_flags & VRING_AVAIL_F_NO_INTERRUPT);
+    } else {
+        uint16_t used_event = vring_read_u16(&avail->ring[size]);
+        uint16_t used_idx = vring_read_u16(&used->idx);
+
+        return vhost_ring_need_event(used_event, used_idx, used_at_kick);
+    }
+}
+
+bool
+vhost_packed_kick_wanted(const struct vring_packed_desc_event *driver_event)
+{
+    uint16_t flags = vring_read_u16(&driver_event->flags) & 0x3;
+
+    return flags != VRING_PACKED_EVENT_FLAG_DISABLE;
+}

@@ -79,4 +79,27 @@ bool vhost_packed_wants_interrupt(
     const struct vring_packed_desc_event *driver_event,
     uint16_t size, uint16_t used_idx, bool used_wrap);
 
+/* The question for a held kick (lib/vhost-kick.h): a kick that the device
+ * decided the guest wanted was postponed; does the driver still want one
+ * now?  Split virtqueue.  Without EVENT_IDX: unless avail->flags has
+ * VRING_AVAIL_F_NO_INTERRUPT.  With EVENT_IDX: if used_event lies in the
+ * used entries placed since the last kick that actually went out, when
+ * used->idx was 'used_at_kick' (not the device's last decision point: a
+ * driver that moved used_event past the new entries is polling and finds
+ * them itself; one that moved it back into them is waiting for a kick).
+ * Virtio 1.1, 2.6.7.2.  Thread-safety: any thread, ring memory mapped; the
+ * caller issues a full fence after publishing used entries and before
+ * asking, as for vhost_split_wants_interrupt(). */
+bool vhost_split_kick_wanted(const struct vring_avail *avail,
+                             const struct vring_used *used,
+                             uint16_t size, bool event_idx,
+                             uint16_t used_at_kick);
+
+/* The same for a packed virtqueue (virtio 1.1, 2.7.10): unless the driver
+ * event flags say DISABLE.  DESC is answered "wanted": the device's used
+ * position at the last kick is not tracked for packed rings, and a kick
+ * too many costs a syscall, a kick too few a stuck queue. */
+bool vhost_packed_kick_wanted(
+    const struct vring_packed_desc_event *driver_event);
+
 #endif /* vhost-ring.h */

@@ -79,6 +79,9 @@ dnl                                  defined when DPDK's rte_vhost has the
 dnl                                  deferred kick: the guest_notify device
 dnl                                  op and rte_vhost_notify_guest() (DPDK
 dnl                                  23.07+, checked by compiling against it)
+dnl   NETDEV_VHOST_DEFERRED_KICKS    defined when, in addition, DPDK is 23.11
+dnl                                  or later (its irq_pending latch): auto
+dnl                                  mode coalesces kicks, not packets
 dnl Substitutions: OVS_VERSION (e.g. 3.5.0), OVS_VERSION_NUM, DPDK_VERSION
 dnl (libdpdk's pkg-config version, e.g. 24.11.8), NETDEV_VHOST_COMPAT_CPPFLAGS.
 AC_DEFUN([NETDEV_VHOST_CHECK_VERSIONS], [
@@ -108,6 +111,19 @@ static bool notify(int vid, uint16_t qid) { (void) vid; (void) qid; return true;
   AC_MSG_RESULT([$netdev_vhost_notify_guest])
   AS_IF([test $netdev_vhost_notify_guest = yes],
         [NETDEV_VHOST_COMPAT_CPPFLAGS="$NETDEV_VHOST_COMPAT_CPPFLAGS -DNETDEV_VHOST_DPDK_HAS_NOTIFY_GUEST=1"])
+
+  dnl Deferred kicks need the irq_pending latch of DPDK 23.11 (with 23.07's
+  dnl guest_notify alone a taken-over kick could be re-requested while it is
+  dnl pending).  No header tells the latch apart, so the version does.
+  AC_MSG_CHECKING([whether to coalesce kicks (deferred kicks, DPDK 23.11+)])
+  netdev_vhost_dpdk_2311=`echo "$DPDK_VERSION" | \
+    awk -F. '{ print ($[]1 * 100 + $[]2 >= 2311) ? "yes" : "no" }'`
+  AS_IF([test $netdev_vhost_notify_guest = yes && test "$netdev_vhost_dpdk_2311" = yes],
+        [NETDEV_VHOST_KICKS=deferred
+         NETDEV_VHOST_COMPAT_CPPFLAGS="$NETDEV_VHOST_COMPAT_CPPFLAGS -DNETDEV_VHOST_DEFERRED_KICKS=1"],
+        [NETDEV_VHOST_KICKS=staged])
+  AC_MSG_RESULT([$NETDEV_VHOST_KICKS])
+  AC_SUBST([NETDEV_VHOST_KICKS])
   CPPFLAGS="$CPPFLAGS $NETDEV_VHOST_COMPAT_CPPFLAGS"
   AC_SUBST([OVS_VERSION_NUM])
   AC_SUBST([DPDK_VERSION])

@@ -306,6 +306,71 @@ test_need_event(void)
     }
 }
 
+static void
+kick_check(struct split_ring *r, bool event_idx, uint16_t flags,
+           uint16_t used_at_kick, uint16_t used_idx, uint16_t used_event)
+{
+    r->avail->flags = flags;
+    r->used->idx = used_idx;
+    r->avail->ring[r->size] = used_event;
+    printf("split kick event-idx=%d flags=%u used_at_kick=%u used_idx=%u "
+           "used_event=%u: wanted=%d\n", event_idx, flags, used_at_kick,
+           used_idx, used_event,
+           vhost_split_kick_wanted(r->avail, r->used, r->size, event_idx,
+                                   used_at_kick));
+}
+
+/* A held kick, split ring: without EVENT_IDX only the flag counts; with
+ * it, used_event must lie in the entries placed since the last kick
+ * (used_at_kick, used_idx], also across the 16-bit wrap. */
+static void
+test_split_kick_wanted(void)
+{
+    struct split_ring r;
+
+    split_init(&r, 256);
+    kick_check(&r, false, 0, 100, 110, 0);
+    kick_check(&r, false, VRING_AVAIL_F_NO_INTERRUPT, 100, 110, 105);
+    /* EVENT_IDX: the driver moved used_event into the new entries. */
+    kick_check(&r, true, 0, 100, 110, 100);
+    kick_check(&r, true, 0, 100, 110, 105);
+    kick_check(&r, true, 0, 100, 110, 109);
+    /* ...to the last kick's point or before: it saw them then. */
+    kick_check(&r, true, 0, 100, 110, 99);
+    /* ...past the new entries: polling, it finds them itself. */
+    kick_check(&r, true, 0, 100, 110, 110);
+    kick_check(&r, true, 0, 100, 110, 100 + 256);
+    /* The flag is ignored with EVENT_IDX. */
+    kick_check(&r, true, VRING_AVAIL_F_NO_INTERRUPT, 100, 110, 104);
+    /* Across the wrap of the 16-bit indexes. */
+    kick_check(&r, true, 0, 65530, 4, 65535);
+    kick_check(&r, true, 0, 65530, 4, 3);
+    kick_check(&r, true, 0, 65530, 4, 4);
+    kick_check(&r, true, 0, 65530, 4, 65529);
+    /* Nothing placed since the last kick: nothing to tell. */
+    kick_check(&r, true, 0, 100, 100, 100);
+    split_destroy(&r);
+}
+
+/* A held kick, packed ring: wanted unless DISABLE; DESC and reserved 3 are
+ * answered "wanted". */
+static void
+test_packed_kick_wanted(void)
+{
+    static const uint16_t flags[] = {
+        VRING_PACKED_EVENT_FLAG_ENABLE, VRING_PACKED_EVENT_FLAG_DISABLE,
+        VRING_PACKED_EVENT_FLAG_DESC, 3, 0xfffd,
+    };
+
+    for (size_t i = 0; i < sizeof flags / sizeof flags[0]; i++) {
+        struct vring_packed_desc_event ev = { .off_wrap = 0,
+                                              .flags = flags[i] };
+
+        printf("packed kick flags=%u: wanted=%d\n", flags[i],
+               vhost_packed_kick_wanted(&ev));
+    }
+}
+
 static const struct {
     const char *name;
     void (*run)(void);
@@ -319,6 +384,8 @@ static const struct {
     { "packed-desc", test_packed_desc },
     { "packed-sizes", test_packed_sizes },
     { "need-event", test_need_event },
+    { "split-kick-wanted", test_split_kick_wanted },
+    { "packed-kick-wanted", test_packed_kick_wanted },
 };
 
 int

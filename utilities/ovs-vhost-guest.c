@@ -1265,13 +1265,26 @@ static void
 build_devargs(const struct options *opt, char *buf, size_t size)
 {
     char mac[RTE_ETHER_ADDR_FMT_SIZE];
+    const char *path = opt->socket_path;
+    char cwd[PATH_MAX];
+    size_t n;
 
+    /* DPDK 23.11+ truncates the device arguments of a hot-plugged device
+     * (rte_dev_probe(), used by --cycles) at 128 bytes (RTE_DEV_NAME_MAX_LEN),
+     * so the virtio-user defaults (queue_size=256, packed_vq=0, server=0)
+     * are left out, and a socket in the working directory is named
+     * relative to it. */
+    if (getcwd(cwd, sizeof cwd) && (n = strlen(cwd)) > 1
+        && !strncmp(path, cwd, n) && path[n] == '/' && path[n + 1]) {
+        path += n + 1;
+    }
     /* The device's MAC is our source MAC (and virtio-user stays quiet
      * about making one up). */
     rte_ether_format_addr(mac, sizeof mac, &opt->src_mac);
-    snprintf(buf, size, "%s,path=%s,queues=%u,queue_size=%d,packed_vq=%d,"
-             "server=%d,mac=%s", VDEV_NAME, opt->socket_path, opt->queues,
-             RING_SIZE, opt->packed, opt->server, mac);
+    _Static_assert(RING_SIZE == 256, "virtio-user's default queue_size");
+    snprintf(buf, size, "%s,path=%s,queues=%u%s%s,mac=%s", VDEV_NAME, path,
+             opt->queues, opt->packed ? ",packed_vq=1" : "",
+             opt->server ? ",server=1" : "", mac);
 }
 
 /* Builds the EAL argument vector in 'argv' (room for 'max' entries, with
