@@ -303,9 +303,8 @@ destroy_device(int vid)
 
     rte_vhost_get_ifname(vid, ifname, sizeof ifname);
     ovs_mutex_lock(&netdev_vhost_mutex);
-    found = netdev_vhost_find_by_vid(vid);
+    dev = found = netdev_vhost_find_by_vid(vid);
     if (found) {
-        dev = found;
         ovs_mutex_lock(&dev->mutex);
         atomic_store_relaxed(&dev->ready, false);
         ovs_mutex_lock(&vid_map_mutex);
@@ -341,8 +340,7 @@ destroy_device(int vid)
          * Rx: each rxq's PMD thread flags its use of the id (rx_busy).
          * Tx: every tx path reads the id under the queue's tx_lock, and
          * netdev_vhost_flush_all() takes each tx_lock once; it drops what
-         * is staged:
-         * the guest's rx vrings are gone. */
+         * is staged: the guest's rx vrings are gone. */
         for (int q = 0; q < NETDEV_VHOST_MAX_QP; q++) {
             netdev_vhost_wait_while_set(&found->qps[q].rx_busy);
         }

@@ -59,8 +59,6 @@
 #include "openvswitch/vlog.h"
 #include "packets.h"
 #include "smap.h"
-#include "sset.h"
-#include "timeval.h"
 #include "userspace-tso.h"
 #include "util.h"
 
