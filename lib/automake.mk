@@ -5,10 +5,19 @@ noinst_LIBRARIES += lib/libnetdev-vhost.a
 lib_libnetdev_vhost_a_SOURCES = \
 	lib/netdev-vhost.c \
 	lib/netdev-vhost.h \
+	lib/netdev-vhost-datapath.c \
+	lib/netdev-vhost-events.c \
+	lib/netdev-vhost-guard.c \
+	lib/netdev-vhost-guard.h \
+	lib/netdev-vhost-mempool.c \
+	lib/netdev-vhost-mempool.h \
 	lib/netdev-vhost-private.h \
 	lib/netdev-vhost-qos.c \
 	lib/netdev-vhost-qos.h \
+	lib/netdev-vhost-stats.c \
+	lib/netdev-vhost-stats.h \
 	lib/netdev-vhost-unixctl.c \
+	lib/netdev-vhost-unixctl.h \
 	lib/vhost-kick.c \
 	lib/vhost-kick.h \
 	lib/vhost-ring.c \

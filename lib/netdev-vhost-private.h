@@ -17,9 +17,25 @@
 #ifndef NETDEV_VHOST_PRIVATE_H
 #define NETDEV_VHOST_PRIVATE_H 1
 
-/* The port structure of the netdev-vhost class, shared between the class
- * (lib/netdev-vhost.c) and the operator commands (lib/netdev-vhost-unixctl.c
- * and the statistics code).  Nothing here is for use outside lib/. */
+/* The port structure of the netdev-vhost class and the prototypes shared
+ * by the files of lib/ that implement it (netdev-vhost.c, -datapath.c,
+ * -events.c, -guard.c, -stats.c).  Nothing here is for use outside lib/.
+ *
+ * Lock order (outer first; a thread holding a lock takes only locks listed
+ * below it, never one above it):
+ *
+ *     netdev_vhost_mutex     port list (netdev-vhost.c)
+ *       dev->mutex           one port's configuration
+ *         vid_map_mutex      device id map (netdev-vhost-events.c)
+ *         qp->tx_lock        one queue pair at a time
+ *         dev->stats_lock    software drop counters
+ *         mp_mutex           mempools (netdev-vhost-mempool.c)
+ *     event_mutex            vring event list (netdev-vhost-events.c);
+ *                            no other lock is taken while it is held
+ *
+ * The locks at the same depth are never nested with each other.  PMD
+ * threads take only qp->tx_lock, dev->stats_lock and the meters' own
+ * locks (lib/netdev-vhost-qos.h), never a mutex. */
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -38,6 +54,15 @@
  * is 128). */
 #define NETDEV_VHOST_MAX_QP 128
 
+/* Device ids of rte_vhost the class maps back to ports (DPDK 22.11
+ * MAX_VHOST_DEVICE is 1024). */
+#define NETDEV_VHOST_MAX_VID 1024
+
+/* The vrings of a queue pair (virtio 1.1 section 5.1.2). */
+#define VIRTIO_RXQ 0            /* Guest rx vring of a pair: our tx. */
+#define VIRTIO_TXQ 1            /* Guest tx vring of a pair: our rx. */
+#define VIRTIO_QNUM 2
+
 /* Tx retries of rte_vhost_enqueue_burst() (options:tx-retries-max), as
  * stock OVS 3.1: 0 to 32, default 8. */
 #define NETDEV_VHOST_RETRY_MIN 0
@@ -45,7 +70,8 @@
 #define NETDEV_VHOST_RETRY_DEF 8
 
 /* Per queue-pair state.  Queue pair 'q' is vring 2q (guest rx: our tx) and
- * vring 2q + 1 (guest tx: our rx), virtio 1.1 section 5.1.2. */
+ * vring 2q + 1 (guest tx: our rx), virtio 1.1 section 5.1.2.  All of it is
+ * hot: PMD threads touch it on every burst. */
 struct netdev_vhost_qp {
     /* Our tx side (vring 2q).  'tx_lock' protects everything up to the
      * ring guard: several PMD threads may map to the same vring, and the
@@ -63,15 +89,16 @@ struct netdev_vhost_qp {
     uint64_t tx_dropped_base;       /* 'tx_dropped' at the last
                                      * netdev-vhost/clear-stats. */
     uint64_t tx_retries;
-    uint64_t queries;               /* Ring questions asked. */
-    uint64_t queries_skipped;       /* ...not asked: ring being changed. */
+    uint64_t queries_skipped;       /* Ring questions not asked: ring being
+                                     * changed. */
     bool last_wants_intr;           /* Answer of the last question. */
     uint64_t kicks_base;            /* Kicks of earlier connections. */
 
-    /* Ring guard (DESIGN.md section 4, seed 001).  The PMD sets 'reading'
-     * while it reads the driver's suppression fields; the vhost-user
-     * message thread clears dev->rings_valid and waits for 'reading' to be
-     * false before a message may remap guest memory. */
+    /* Ring guard (DESIGN-NOTES.md section 4, seed 001;
+     * lib/netdev-vhost-guard.h).  The PMD sets 'reading' while it reads
+     * the driver's suppression fields; the vhost-user message thread
+     * clears dev->rings_valid and waits for 'reading' to be false before a
+     * message may remap guest memory. */
     atomic_bool reading;
     struct rte_vhost_vring vring;   /* Pointers valid iff rings_valid. */
 
@@ -107,9 +134,39 @@ struct netdev_vhost_txp_cfg {
 struct netdev_vhost {
     struct netdev up;
 
-    /* Protects the members below that are not atomic, except where noted.
-     * Taken by the main thread and the vhost-user callbacks; never by PMD
-     * threads on the fast path. */
+    /* Hot: read by PMD threads on every send or rxq_recv of the port,
+     * written rarely (main thread, vhost-events thread). */
+    ovsrcu_index vid;               /* rte_vhost device id, or -1. */
+    atomic_bool ready;              /* Reconfigured for the current vid. */
+    atomic_bool rings_valid;        /* Ring guard, see netdev_vhost_qp. */
+    enum netdev_flags flags;        /* 'mutex' for writes. */
+    int mtu;                        /* 'mutex' for writes. */
+    uint64_t features;              /* Negotiated virtio features. */
+    atomic_int tx_retries_max;
+    struct netdev_vhost_mempool *mp;   /* Rx and copy mempool. */
+    /* Policers (lib/netdev-vhost-qos.c): set by the main thread, run by
+     * PMD threads, freed after an RCU grace period. */
+    OVSRCU_TYPE(struct vhost_meter *) ingress_policer;
+    OVSRCU_TYPE(struct vhost_meter *) egress_qos;
+    /* Maps OVS txq ids (0..up.n_txq - 1) to enabled queue pairs, or -1.
+     * Written under 'mutex' by the main thread and read by PMD threads. */
+    atomic_int tx_map[NETDEV_VHOST_MAX_QP];
+
+    /* Warm: software drop counters, written by PMD threads only when they
+     * drop, under 'stats_lock'. */
+    rte_spinlock_t stats_lock;
+    uint64_t rx_dropped;
+    uint64_t tx_failure_drops;      /* Enqueue failed or no mbuf. */
+    uint64_t tx_mtu_exceeded_drops;
+    uint64_t tx_down_drops;         /* No device or queue disabled. */
+    uint64_t tx_qos_drops;          /* Egress QoS. */
+    uint64_t tx_invalid_hwol_drops; /* TSO packet without L4 header. */
+    uint64_t rx_qos_drops;          /* Ingress policer. */
+
+    /* Cold: configuration and connection state, never read by PMD
+     * threads.  'mutex' protects the members that are not atomic, except
+     * where noted.  Taken by the main thread and the vhost-user callbacks;
+     * never by PMD threads. */
     struct ovs_mutex mutex;
     struct ovs_list list_node OVS_GUARDED_BY(netdev_vhost_mutex);
 
@@ -122,59 +179,27 @@ struct netdev_vhost {
     /* Generation of the connection on 'registered_id': bumped at every
      * new_connection and destroy_connection, so that a deferred vring
      * event of a gone connection is recognised (rte_vhost reuses device
-     * ids).  'vid_map_mutex' (lib/netdev-vhost.c). */
+     * ids).  'vid_map_mutex' (lib/netdev-vhost-events.c). */
     uint64_t conn_gen;
     bool in_msg;                    /* Between the ring guard's pre and post
                                      * message hooks ('vid_map_mutex'). */
-    uint64_t driver_flags;          /* RTE_VHOST_USER_* of registration. */
-
-    ovsrcu_index vid;               /* rte_vhost device id, or -1. */
-    atomic_bool ready;              /* Reconfigured for the current vid. */
-    atomic_bool rings_valid;        /* Ring guard, see netdev_vhost_qp. */
-    uint64_t features;              /* Negotiated virtio features. */
     uint64_t mem_table_msgs;        /* VHOST_USER_SET_MEM_TABLE messages
                                      * (ring guard; vhost-events thread). */
     int numa_id;
     int requested_numa_id;
-    int mtu;
     int requested_mtu;
     int requested_n_qp;             /* Queue pairs the guest offers. */
     struct eth_addr hwaddr;
-    enum netdev_flags flags;
-    long long int link_reset_cnt;
-    atomic_int tx_retries_max;
-
-    struct netdev_vhost_mempool *mp;   /* Rx and copy mempool. */
 
     struct netdev_vhost_txp_cfg txp_cfg;
     char *path_error;               /* Rejected vhost-server-path, or NULL. */
     char *retries_error;            /* Rejected tx-retries-max, or NULL. */
     char *n_rxq_ignored;            /* options:n_rxq (ignored), or NULL. */
-
-    /* Policers (lib/netdev-vhost-qos.c): set by the main thread, run by
-     * PMD threads, freed after an RCU grace period. */
-    OVSRCU_TYPE(struct vhost_meter *) ingress_policer;
-    OVSRCU_TYPE(struct vhost_meter *) egress_qos;
     uint32_t policer_rate;          /* kbit/s, 0: no ingress policer. */
     uint32_t policer_burst;         /* kbit. */
 
-    /* Maps OVS txq ids (0..up.n_txq - 1) to enabled queue pairs, or -1.
-     * Written under 'mutex' by the main thread and read by PMD threads. */
-    atomic_int tx_map[NETDEV_VHOST_MAX_QP];
-
-    /* Software drop counters, 'stats_lock'. */
-    rte_spinlock_t stats_lock;
-    uint64_t tx_dropped;            /* All tx drops. */
-    uint64_t rx_dropped;
-    uint64_t tx_failure_drops;      /* Enqueue failed or no mbuf. */
-    uint64_t tx_mtu_exceeded_drops;
-    uint64_t tx_down_drops;         /* No device or queue disabled. */
-    uint64_t tx_qos_drops;          /* Egress QoS. */
-    uint64_t tx_invalid_hwol_drops; /* TSO packet without L4 header. */
-    uint64_t rx_qos_drops;          /* Ingress policer. */
-
+    /* Hot again, each on cache lines of its own. */
     struct netdev_vhost_staged_map staged;
-
     struct netdev_vhost_qp qps[NETDEV_VHOST_MAX_QP];
 };
 
@@ -184,11 +209,86 @@ netdev_vhost_cast(const struct netdev *netdev)
     return CONTAINER_OF(netdev, struct netdev_vhost, up);
 }
 
-/* Returns DPDK's count of kicks (guest notifications: eventfd writes to
- * the guest's callfd) on the rx vring of queue pair 'q' of rte_vhost device
- * 'vid', or 0 if unknown (no device, statistics disabled).  Any thread but
- * a PMD thread (it takes the library's vring lock). */
-uint64_t netdev_vhost_vring_kicks(int vid, int q);
+/* Returns the rte_vhost device id of 'dev', or -1 if no guest is
+ * connected.  Any thread; PMD threads and the tx paths read it under the
+ * queue's tx_lock (see netdev_vhost_txq_flush()). */
+static inline int
+netdev_vhost_get_vid(const struct netdev_vhost *dev)
+{
+    return ovsrcu_index_get(&dev->vid);
+}
+
+/* Returns the vring number of our tx side (the guest's rx vring) of queue
+ * pair 'q' (virtio 1.1 section 5.1.2). */
+static inline int
+netdev_vhost_tx_vring(int q)
+{
+    return q * VIRTIO_QNUM + VIRTIO_RXQ;
+}
+
+/* Returns the vring number of our rx side (the guest's tx vring) of queue
+ * pair 'q'. */
+static inline int
+netdev_vhost_rx_vring(int q)
+{
+    return q * VIRTIO_QNUM + VIRTIO_TXQ;
+}
+
+/* Coverage events that may happen outside the main thread, where OVS's
+ * per-thread coverage counts would show late or never: they are counted
+ * here by any thread with netdev_vhost_cov_pending() and moved to the
+ * coverage counters of the same names by the main thread in the class's
+ * run function (lib/netdev-vhost.c). */
+enum netdev_vhost_cov {
+    NETDEV_VHOST_COV_STAGED_DROPS,      /* netdev_vhost_staged_drops */
+    NETDEV_VHOST_COV_FLUSH_ON_DESTROY,  /* netdev_vhost_flush_on_destroy */
+    NETDEV_VHOST_COV_RING_GUARD_WAIT,   /* netdev_vhost_ring_guard_wait */
+    NETDEV_VHOST_COV_RING_GUARD_LONG_WAIT,
+    NETDEV_VHOST_COV_RING_GUARD_MSG_FAILED,
+    NETDEV_VHOST_COV_EVENTS_COALESCED,  /* ..._vring_events_coalesced */
+    NETDEV_VHOST_N_COV
+};
+extern atomic_uint netdev_vhost_cov_counts[NETDEV_VHOST_N_COV];
+
+/* Adds 'n' to pending coverage count 'c'.  Any thread, lock free. */
+static inline void
+netdev_vhost_cov_pending(enum netdev_vhost_cov c, unsigned int n)
+{
+    atomic_add_relaxed(&netdev_vhost_cov_counts[c], n, &(unsigned int){0});
+}
+
+/* Every file of the class logs as module "netdev_vhost" (defined in
+ * lib/netdev-vhost.c), so that a log line does not change with the file
+ * its function lives in.  A file that logs writes, instead of
+ * VLOG_DEFINE_THIS_MODULE:
+ *     #define this_module (*VLM_netdev_vhost) */
+extern struct vlog_module *VLM_netdev_vhost;
+
+/* lib/netdev-vhost.c: the port list and the class. */
+
+/* Protects the list of all ports (see the lock order above). */
+extern struct ovs_mutex netdev_vhost_mutex;
+
+/* Returns the port whose registered socket path is 'ifname', or NULL.
+ * Any thread, netdev_vhost_mutex held. */
+struct netdev_vhost *netdev_vhost_find_by_ifname(const char *ifname)
+    OVS_REQUIRES(netdev_vhost_mutex);
+
+/* Returns the port named 'name', or NULL.  Any thread, netdev_vhost_mutex
+ * held. */
+struct netdev_vhost *netdev_vhost_find_by_name(const char *name)
+    OVS_REQUIRES(netdev_vhost_mutex);
+
+/* Returns the port whose running device id is 'vid', or NULL.  Any
+ * thread, netdev_vhost_mutex held. */
+struct netdev_vhost *netdev_vhost_find_by_vid(int vid)
+    OVS_REQUIRES(netdev_vhost_mutex);
+
+/* Maps the OVS txq ids of 'dev' onto its enabled queue pairs (tx_map):
+ * txq i goes to queue pair i if the guest enabled it, else to one of the
+ * enabled ones.  Main thread or vhost-events thread, dev->mutex held. */
+void netdev_vhost_remap_txqs(struct netdev_vhost *dev)
+    OVS_REQUIRES(dev->mutex);
 
 /* Returns the netdev-vhost port named 'name' with a reference the caller
  * must release with netdev_close(), or NULL if there is no such port or it
@@ -196,12 +296,71 @@ uint64_t netdev_vhost_vring_kicks(int vid, int q);
 struct netdev *netdev_vhost_lookup(const char *name);
 
 /* Calls 'cb' with every netdev-vhost port in name order, each held by a
- * reference for the duration of the call.  Main thread. */
+ * reference for the duration of the call.  Main thread, no lock held. */
 void netdev_vhost_for_each(void (*cb)(struct netdev_vhost *, void *aux),
                            void *aux);
 
-/* Registers the netdev-vhost/... unixctl commands
- * (lib/netdev-vhost-unixctl.c).  Main thread, once. */
-void netdev_vhost_unixctl_register(void);
+/* lib/netdev-vhost-datapath.c: send, rxq and the tx queues. */
+
+/* How netdev_vhost_txq_flush() empties a queue.  Every one drops and
+ * counts the staged packets instead when the port has no device. */
+enum netdev_vhost_txq_flush {
+    NETDEV_VHOST_TXQ_DUE,       /* Flush if the deadline passed. */
+    NETDEV_VHOST_TXQ_ALL,       /* Flush all (VHOST_TXP_FLUSH_RECONFIG). */
+    NETDEV_VHOST_TXQ_DROP,      /* Drop and count as staged drops. */
+};
+
+/* Empties queue pair 'q' of 'dev' as 'how' says, with its tx_lock taken
+ * here.  Main thread or vhost-events thread, no tx_lock held. */
+void netdev_vhost_txq_flush(struct netdev_vhost *dev, int q,
+                            enum netdev_vhost_txq_flush how);
+
+/* Flushes (or, with 'drop' or no device, drops and counts) everything
+ * staged on 'dev'.  Takes every queue's tx_lock once, also of queues with
+ * nothing staged: destroy_device() relies on that, to know that no tx
+ * path still uses a withdrawn device id.  Main thread or vhost-events
+ * thread, no tx_lock held. */
+void netdev_vhost_flush_all(struct netdev_vhost *dev, bool drop);
+
+/* Applies tx policy 'mode' and 'interval_us' (microseconds, as validated
+ * by vhost_txp_parse_interval()) to every queue pair of 'dev', flushing
+ * what the new policy no longer stages (dropping it if there is no
+ * device).  Main thread, dev->mutex held. */
+void netdev_vhost_txq_set_policy(struct netdev_vhost *dev,
+                                 enum vhost_txp_mode mode,
+                                 uint32_t interval_us)
+    OVS_REQUIRES(dev->mutex);
+
+/* The netdev_class datapath functions (see their definitions). */
+int netdev_vhost_send(struct netdev *, int qid, struct dp_packet_batch *,
+                      bool concurrent_txq);
+struct netdev_rxq *netdev_vhost_rxq_alloc(void);
+int netdev_vhost_rxq_construct(struct netdev_rxq *);
+void netdev_vhost_rxq_destruct(struct netdev_rxq *);
+void netdev_vhost_rxq_dealloc(struct netdev_rxq *);
+int netdev_vhost_rxq_recv(struct netdev_rxq *, struct dp_packet_batch *,
+                          int *qfill);
+bool netdev_vhost_rxq_enabled(struct netdev_rxq *);
+
+/* lib/netdev-vhost-events.c: the rte_vhost callbacks. */
+
+/* The callbacks for rte_vhost_driver_callback_register(). */
+extern const struct rte_vhost_device_ops netdev_vhost_device_ops;
+
+/* Forgets every device id mapped to 'dev' and ends its connection
+ * generation, after its socket was unregistered.  Main thread. */
+void netdev_vhost_events_forget(struct netdev_vhost *dev);
+
+/* Creates the event list's wake-up seq.  Main thread, once, before any
+ * port exists. */
+void netdev_vhost_events_init(void);
+
+/* Applies the vring state changes the vhost-events thread deferred to the
+ * main thread, in arrival order.  Main thread, no lock held. */
+void netdev_vhost_events_run(void);
+
+/* Wakes the main thread's poll loop when vring state changes wait.  Main
+ * thread. */
+void netdev_vhost_events_wait(void);
 
 #endif /* netdev-vhost-private.h */

@@ -16,62 +16,54 @@
 
 /* The netdev-vhost class: OVS's "dpdkvhostuser" and "dpdkvhostuserclient"
  * port types on DPDK's public rte_vhost API, with an interrupt-aware tx
- * path.  On every tx burst it asks the guest's driver whether it wants an
- * interrupt on that virtqueue (lib/vhost-ring.c) and lets the per-queue
- * policy (lib/vhost-tx-policy.c) send now or stage the burst so that one
- * kick covers many packets.
+ * path.  This file owns the class tables, the port list, construction and
+ * destruction, the vhost-user sockets, configuration, status, the QoS
+ * hooks and registration; the main thread runs it, called by OVS's netdev
+ * layer and the ovs-vswitchd plug-in (vswitchd-plugin/).
  *
- * Threads: the main thread (construct, set_config, reconfigure, stats,
- * status), PMD threads (rxq_recv, send), and DPDK's vhost-events thread
- * (the rte_vhost callbacks and the message hooks of the ring guard). */
+ * The other files: lib/netdev-vhost-datapath.c (send and rxq_recv, PMD
+ * threads), lib/netdev-vhost-events.c (the rte_vhost callbacks, DPDK's
+ * vhost-events thread), lib/netdev-vhost-guard.[ch] (the ring guard),
+ * lib/netdev-vhost-mempool.[ch], lib/netdev-vhost-stats.[ch],
+ * lib/netdev-vhost-unixctl.[ch] (operator commands),
+ * lib/netdev-vhost-qos.[ch] (policers), and the pure lib/vhost-ring.[ch]
+ * (the ring question) and lib/vhost-tx-policy.[ch] (send now or stage). */
 
 #include <config.h>
 
 #include "netdev-vhost.h"
 #include "netdev-vhost-private.h"
+#include "netdev-vhost-mempool.h"
 #include "netdev-vhost-qos.h"
+#include "netdev-vhost-stats.h"
+#include "netdev-vhost-unixctl.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
 
-#include <rte_cycles.h>
-#include <rte_errno.h>
-#include <rte_ether.h>
 #include <rte_lcore.h>
 #include <rte_malloc.h>
-#include <rte_mbuf.h>
-#include <rte_mempool.h>
-#include <rte_pause.h>
 #include <rte_vhost.h>
 
-#include "connectivity.h"
 #include "coverage.h"
 #include "dirs.h"
-#include "dp-packet.h"
 #include "fatal-signal.h"
 #include "netdev-provider.h"
 #include "netdev.h"
 #include "openvswitch/dynamic-string.h"
 #include "openvswitch/list.h"
-#include "openvswitch/poll-loop.h"
 #include "openvswitch/vlog.h"
-#include "ovs-numa.h"
 #include "packets.h"
-#include "seq.h"
-#include "sset.h"
 #include "smap.h"
-#include "timeval.h"
-#include "unixctl.h"
 #include "userspace-tso.h"
 #include "util.h"
-#include "vhost-ring.h"
 
 VLOG_DEFINE_THIS_MODULE(netdev_vhost);
 
-COVERAGE_DEFINE(netdev_vhost_tx_contention);
-COVERAGE_DEFINE(netdev_vhost_query_skipped);
 COVERAGE_DEFINE(netdev_vhost_flush_on_destroy);
 COVERAGE_DEFINE(netdev_vhost_staged_drops);
 COVERAGE_DEFINE(netdev_vhost_ring_guard_wait);
@@ -83,40 +75,25 @@ COVERAGE_DEFINE(netdev_vhost_vring_events_coalesced);
  * that thread polls (at most once a second): a count made in DPDK's
  * vhost-events thread shows only at its next poll a second later (the next
  * guest leaving), or never.  Events that may happen there (a guest leaving
- * with staged packets, the ring guard) are counted here, by any thread, and
- * the main thread adds them to the coverage counters in
- * netdev_vhost_class_run(). */
-static atomic_uint cov_staged_drops = ATOMIC_VAR_INIT(0);
-static atomic_uint cov_flush_on_destroy = ATOMIC_VAR_INIT(0);
-static atomic_uint cov_ring_guard_wait = ATOMIC_VAR_INIT(0);
-static atomic_uint cov_ring_guard_long_wait = ATOMIC_VAR_INIT(0);
-static atomic_uint cov_ring_guard_msg_failed = ATOMIC_VAR_INIT(0);
+ * with staged packets, the ring guard) are counted here, by any thread
+ * (netdev_vhost_cov_pending()), and the main thread adds them to the
+ * coverage counters in netdev_vhost_class_run().  Static storage: starts
+ * at zero. */
+atomic_uint netdev_vhost_cov_counts[NETDEV_VHOST_N_COV];
 
 const char netdev_vhost_version[] = NETDEV_VHOST_VERSION;
 
-#define VIRTIO_RXQ 0            /* Guest rx vring of a pair: our tx. */
-#define VIRTIO_TXQ 1            /* Guest tx vring of a pair: our rx. */
-#define VIRTIO_QNUM 2
-#define NETDEV_VHOST_MAX_VID 1024
-#define NETDEV_VHOST_N_MBUF (4096 * 4)
-#define NETDEV_VHOST_MBUF_ALIGN 1024
 #define NETDEV_VHOST_MAX_PKT_LEN 9728
-#define ETHER_HDR_MAX_LEN (RTE_ETHER_HDR_LEN + RTE_ETHER_CRC_LEN \
-                           + 2 * RTE_VLAN_HLEN)
-#define MTU_TO_FRAME_LEN(MTU) ((MTU) + RTE_ETHER_HDR_LEN + RTE_ETHER_CRC_LEN)
-#define MTU_TO_MAX_FRAME_LEN(MTU) ((MTU) + ETHER_HDR_MAX_LEN)
+
+/* Size of the longest vhost-user socket path with its terminating null
+ * byte: that of sun_path in struct sockaddr_un (108 bytes on Linux). */
+#define NETDEV_VHOST_SOCK_PATH_MAX \
+    sizeof(((struct sockaddr_un *) NULL)->sun_path)
 
 /* All netdev-vhost ports. */
-static struct ovs_mutex netdev_vhost_mutex = OVS_MUTEX_INITIALIZER;
+struct ovs_mutex netdev_vhost_mutex = OVS_MUTEX_INITIALIZER;
 static struct ovs_list vhost_list OVS_GUARDED_BY(netdev_vhost_mutex)
     = OVS_LIST_INITIALIZER(&vhost_list);
-
-/* rte_vhost device id -> port, for the message hooks, which get only the
- * id.  Written by the vhost-events thread and the main thread under
- * 'vid_map_mutex'; never taken by PMD threads. */
-static struct ovs_mutex vid_map_mutex = OVS_MUTEX_INITIALIZER;
-static struct netdev_vhost *vid_map[NETDEV_VHOST_MAX_VID]
-    OVS_GUARDED_BY(vid_map_mutex);
 
 /* Global configuration from the Open_vSwitch table. */
 static char *vhost_sock_dir;
@@ -126,54 +103,8 @@ static enum vhost_txp_mode default_txp_mode = VHOST_TXP_AUTO;
 static uint32_t default_txp_interval = VHOST_TXP_INTERVAL_DEFAULT;
 static char *default_txp_error;
 
-/* Vring state changes, deferred from the vhost-events thread to the main
- * thread: the callback runs with the library's queue locks held, where
- * rte_vhost_enable_guest_notification() must not be called.  An event
- * names the port and the generation of its connection (conn_gen), not only
- * the device id: rte_vhost reuses ids, and an event of a gone connection
- * must not change the queues of the next one.  At most one event per
- * connection and vring is pending: a later change updates it (a guest
- * flooding SET_VRING_ENABLE costs no memory). */
-struct vring_event {
-    struct ovs_list node;
-    char *name;                 /* Port name. */
-    uint64_t gen;               /* Its conn_gen when the event came. */
-    int vid;
-    uint16_t vring;
-    bool enable;                /* Latest state. */
-    bool was_disabled;          /* Disabled at least once meanwhile. */
-};
-static struct ovs_mutex event_mutex = OVS_MUTEX_INITIALIZER;
-static struct ovs_list event_list OVS_GUARDED_BY(event_mutex)
-    = OVS_LIST_INITIALIZER(&event_list);
-static size_t n_events OVS_GUARDED_BY(event_mutex);
-static struct seq *event_seq;
-static atomic_uint cov_events_coalesced = ATOMIC_VAR_INIT(0);
-
-/* Source of connection generations (struct netdev_vhost's conn_gen),
- * unique over all ports, also a port deleted and added again under the
- * same name.  'vid_map_mutex'. */
-static uint64_t conn_gen_last OVS_GUARDED_BY(vid_map_mutex);
-
-/* Mempools of dp_packets, shared by ports with the same NUMA node and MTU. */
-struct netdev_vhost_mempool {
-    struct ovs_list node;
-    struct rte_mempool *mp;
-    int numa_id;
-    int mtu;
-    int refcount;
-};
-static struct ovs_mutex mp_mutex = OVS_MUTEX_INITIALIZER;
-static struct ovs_list mp_list OVS_GUARDED_BY(mp_mutex)
-    = OVS_LIST_INITIALIZER(&mp_list);
-
 static const struct netdev_class netdev_vhost_server_class;
 static const struct netdev_class netdev_vhost_client_class;
-
-static int netdev_vhost_get_vid(const struct netdev_vhost *dev)
-{
-    return ovsrcu_index_get(&dev->vid);
-}
 
 static bool
 is_vhost_class(const struct netdev_class *class)
@@ -182,809 +113,8 @@ is_vhost_class(const struct netdev_class *class)
            || class == &netdev_vhost_client_class;
 }
 
-/* Mempools. */
-
-static void
-mbuf_init_dp_packet(struct rte_mempool *mp OVS_UNUSED, void *arg OVS_UNUSED,
-                    void *obj, unsigned int idx OVS_UNUSED)
-{
-    dp_packet_init_dpdk((struct dp_packet *) obj);
-}
-
-static struct netdev_vhost_mempool *
-mempool_get(int numa_id, int mtu)
-{
-    struct netdev_vhost_mempool *vmp;
-    char name[RTE_MEMPOOL_NAMESIZE];
-
-    ovs_mutex_lock(&mp_mutex);
-    LIST_FOR_EACH (vmp, node, &mp_list) {
-        if (vmp->numa_id == numa_id && vmp->mtu == mtu) {
-            vmp->refcount++;
-            ovs_mutex_unlock(&mp_mutex);
-            return vmp;
-        }
-    }
-
-    uint32_t buf_size = ROUND_UP(MTU_TO_MAX_FRAME_LEN(mtu),
-                                 NETDEV_VHOST_MBUF_ALIGN)
-                        + RTE_PKTMBUF_HEADROOM;
-    uint16_t priv_size = ROUND_UP(sizeof(struct dp_packet)
-                                  - sizeof(struct rte_mbuf),
-                                  RTE_MBUF_PRIV_ALIGN);
-    snprintf(name, sizeof name, "ovs_vhost_%d_%d", numa_id, mtu);
-    struct rte_mempool *mp = rte_pktmbuf_pool_create(
-        name, NETDEV_VHOST_N_MBUF, RTE_MEMPOOL_CACHE_MAX_SIZE, priv_size,
-        buf_size, numa_id);
-    if (!mp) {
-        VLOG_ERR("Failed to create mempool \"%s\" with %d mbufs of %"PRIu32
-                 " bytes on numa %d: %s", name, NETDEV_VHOST_N_MBUF,
-                 buf_size, numa_id, rte_strerror(rte_errno));
-        ovs_mutex_unlock(&mp_mutex);
-        return NULL;
-    }
-    rte_mempool_obj_iter(mp, mbuf_init_dp_packet, NULL);
-    VLOG_INFO("Created mempool \"%s\" with %d mbufs for MTU %d on numa %d",
-              name, NETDEV_VHOST_N_MBUF, mtu, numa_id);
-
-    vmp = xzalloc(sizeof *vmp);
-    vmp->mp = mp;
-    vmp->numa_id = numa_id;
-    vmp->mtu = mtu;
-    vmp->refcount = 1;
-    ovs_list_push_back(&mp_list, &vmp->node);
-    ovs_mutex_unlock(&mp_mutex);
-    return vmp;
-}
-
-static void
-mempool_put(struct netdev_vhost_mempool *vmp)
-{
-    if (!vmp) {
-        return;
-    }
-    ovs_mutex_lock(&mp_mutex);
-    vmp->refcount--;
-    /* Free only when every mbuf is back: packets may still sit in other
-     * ports' queues otherwise.  Unused pools are retried on the next put. */
-    struct netdev_vhost_mempool *p;
-    LIST_FOR_EACH_SAFE (p, node, &mp_list) {
-        if (!p->refcount && rte_mempool_full(p->mp)) {
-            ovs_list_remove(&p->node);
-            rte_mempool_free(p->mp);
-            free(p);
-        }
-    }
-    ovs_mutex_unlock(&mp_mutex);
-}
-
-/* Returns the number of mbufs of 'vmp' currently allocated (in use), for
- * the leak checks of the tests.  Any thread. */
-static unsigned int
-mempool_in_use(const struct netdev_vhost_mempool *vmp)
-{
-    return vmp ? rte_mempool_in_use_count(vmp->mp) : 0;
-}
-
-/* The ring guard (DESIGN.md section 4; seed 001).
- *
- * A PMD thread reads the driver's notification suppression fields in guest
- * memory.  vhost-user messages (SET_MEM_TABLE, SET_VRING_ADDR, IOTLB
- * updates, GET_VRING_BASE, ...) may unmap or move that memory at any time.
- * Before the library handles any message, the vhost-events thread clears
- * 'rings_valid' and waits until no PMD thread is between its store to
- * 'reading' and its load of 'rings_valid' (a Dekker handshake with
- * sequentially consistent accesses, about 20 cycles per burst).  After the
- * message it reloads the ring pointers and sets 'rings_valid' again. */
-
-/* Spins with rte_pause() this many times before it yields the CPU while it
- * waits for a PMD thread to leave a section (the ring question, a dequeue):
- * a few microseconds, far longer than the section itself takes.  A PMD
- * thread preempted inside must get the CPU back, which matters when it
- * shares a core with the waiting thread. */
-#define WAIT_SPINS 4096
-
-/* Waits until '*flag' (a PMD thread's "inside" flag, stored before it
- * reads the state the caller has just withdrawn, with a full fence between
- * the two) is false: first spinning, then yielding the CPU.  Returns 0 if
- * it did not wait, 1 if it waited only spinning, 2 if it had to yield. */
-static int
-wait_while_set(atomic_bool *flag)
-{
-    int n = 0;
-
-    for (;;) {
-        bool set;
-
-        atomic_read_explicit(flag, &set, memory_order_seq_cst);
-        if (!set) {
-            return !n ? 0 : n <= WAIT_SPINS ? 1 : 2;
-        }
-        if (++n <= WAIT_SPINS) {
-            rte_pause();
-        } else {
-            sched_yield();
-        }
-    }
-}
-
-static void
-rings_invalidate(struct netdev_vhost *dev)
-{
-    int waited = 0;
-
-    atomic_store_explicit(&dev->rings_valid, false, memory_order_seq_cst);
-    for (int q = 0; q < NETDEV_VHOST_MAX_QP; q++) {
-        waited = MAX(waited, wait_while_set(&dev->qps[q].reading));
-    }
-    if (waited) {
-        atomic_add_relaxed(&cov_ring_guard_wait, 1, &(unsigned int){0});
-    }
-    if (waited > 1) {
-        atomic_add_relaxed(&cov_ring_guard_long_wait, 1, &(unsigned int){0});
-    }
-}
-
-static void
-rings_refresh(struct netdev_vhost *dev, int vid)
-{
-    uint16_t n_vrings = rte_vhost_get_vring_num(vid);
-    uint64_t features = 0;
-
-    rte_vhost_get_negotiated_features(vid, &features);
-    dev->features = features;
-    for (int q = 0; q < NETDEV_VHOST_MAX_QP; q++) {
-        struct rte_vhost_vring *vr = &dev->qps[q].vring;
-
-        if (q * VIRTIO_QNUM + VIRTIO_RXQ >= n_vrings
-            || rte_vhost_get_vhost_vring(vid, q * VIRTIO_QNUM + VIRTIO_RXQ,
-                                         vr)) {
-            memset(vr, 0, sizeof *vr);
-        }
-    }
-    atomic_store_explicit(&dev->rings_valid, true, memory_order_seq_cst);
-}
-
-static struct netdev_vhost *
-vid_map_get(int vid)
-{
-    struct netdev_vhost *dev = NULL;
-
-    if (vid >= 0 && vid < NETDEV_VHOST_MAX_VID) {
-        ovs_mutex_lock(&vid_map_mutex);
-        dev = vid_map[vid];
-        ovs_mutex_unlock(&vid_map_mutex);
-    }
-    return dev;
-}
-
-/* A vhost-user message starts with its request code, 32 bits (vhost-user
- * protocol, "Message Specification"); SET_MEM_TABLE is 5. */
-#define VHOST_USER_REQ_SET_MEM_TABLE 5
-
-static enum rte_vhost_msg_result
-ring_guard_pre_msg(int vid, void *msg)
-{
-    uint32_t request;
-
-    memcpy(&request, msg, sizeof request);
-    ovs_mutex_lock(&vid_map_mutex);
-    struct netdev_vhost *dev = vid >= 0 && vid < NETDEV_VHOST_MAX_VID
-                               ? vid_map[vid] : NULL;
-    if (dev) {
-        if (dev->in_msg) {
-            /* The library skipped the post hook: the previous message
-             * failed (and the front-end asked for a reply, or the
-             * connection would be gone).  The guard stayed closed since
-             * then; this message's post hook re-opens it. */
-            atomic_add_relaxed(&cov_ring_guard_msg_failed, 1,
-                               &(unsigned int){0});
-        }
-        dev->in_msg = true;
-        rings_invalidate(dev);
-        if (request == VHOST_USER_REQ_SET_MEM_TABLE) {
-            dev->mem_table_msgs++;
-        }
-    }
-    ovs_mutex_unlock(&vid_map_mutex);
-    return RTE_VHOST_MSG_RESULT_NOT_HANDLED;
-}
-
-static enum rte_vhost_msg_result
-ring_guard_post_msg(int vid, void *msg OVS_UNUSED)
-{
-    ovs_mutex_lock(&vid_map_mutex);
-    struct netdev_vhost *dev = vid >= 0 && vid < NETDEV_VHOST_MAX_VID
-                               ? vid_map[vid] : NULL;
-    if (dev) {
-        dev->in_msg = false;
-        if (netdev_vhost_get_vid(dev) == vid) {
-            rings_refresh(dev, vid);
-        }
-    }
-    ovs_mutex_unlock(&vid_map_mutex);
-    return RTE_VHOST_MSG_RESULT_NOT_HANDLED;
-}
-
-static const struct rte_vhost_user_extern_ops ring_guard_ops = {
-    .pre_msg_handle = ring_guard_pre_msg,
-    .post_msg_handle = ring_guard_post_msg,
-};
-
-/* Asks the guest's driver whether it wants a used buffer notification on
- * queue pair 'q' of 'dev' (its rx vring).  PMD thread, with the queue's
- * tx_lock held.  Returns false, and counts a skipped query, while the
- * rings are being changed: the burst then goes out at once, which is
- * always safe. */
-static bool
-guest_wants_interrupt(struct netdev_vhost *dev, struct netdev_vhost_qp *qp,
-                      int vid, int q)
-{
-    bool wants = false;
-    bool valid;
-
-    atomic_store_explicit(&qp->reading, true, memory_order_seq_cst);
-    atomic_read_explicit(&dev->rings_valid, &valid, memory_order_seq_cst);
-    if (OVS_LIKELY(valid && qp->vring.avail && qp->vring.used)) {
-        if (dev->features & (1ULL << VIRTIO_F_RING_PACKED)) {
-            /* One read of the driver's event suppression structure; the
-             * device's used position (DPDK keeps the wrap counter in bit
-             * 15) is needed only for DESC, which DPDK guests never use. */
-            struct vring_packed_desc_event ev;
-            uint16_t last_avail = 0, last_used = 0;
-
-            memcpy(&ev, (const void *) qp->vring.driver_event, sizeof ev);
-            if ((ev.flags & 3) == VRING_PACKED_EVENT_FLAG_DESC) {
-                rte_vhost_get_vring_base(vid, q * VIRTIO_QNUM + VIRTIO_RXQ,
-                                         &last_avail, &last_used);
-            }
-            wants = vhost_packed_wants_interrupt(&ev, qp->vring.size,
-                                                 last_used & 0x7fff,
-                                                 last_used >> 15);
-        } else {
-            wants = vhost_split_wants_interrupt(
-                qp->vring.avail, qp->vring.used, qp->vring.size,
-                dev->features & (1ULL << VIRTIO_RING_F_EVENT_IDX));
-        }
-        qp->queries++;
-    } else {
-        qp->queries_skipped++;
-        COVERAGE_INC(netdev_vhost_query_skipped);
-    }
-    atomic_store_explicit(&qp->reading, false, memory_order_release);
-    qp->last_wants_intr = wants;
-    return wants;
-}
-
-/* Tx. */
-
-struct enqueue_ctx {
-    struct netdev_vhost *dev;
-    struct netdev_vhost_qp *qp;
-    int vid;
-    int q;
-};
-
-/* vhost_txp_send_func: places 'n' mbufs in the guest's rx vring of the
- * context's queue pair with up to tx-retries-max retries, then frees them
- * (rte_vhost_enqueue_burst() copies).  Called with the queue's tx_lock. */
-static void
-enqueue_cb(void *aux, void **pkts_, int n)
-{
-    struct enqueue_ctx *ctx = aux;
-    struct rte_mbuf **pkts = (struct rte_mbuf **) pkts_;
-    struct netdev_vhost_qp *qp = ctx->qp;
-    int sent = 0, retries = 0, max_retries;
-    uint64_t bytes = 0;
-
-    if (OVS_LIKELY(ctx->vid >= 0)) {
-        atomic_read_relaxed(&ctx->dev->tx_retries_max, &max_retries);
-        for (;;) {
-            int k = rte_vhost_enqueue_burst(ctx->vid,
-                                            ctx->q * VIRTIO_QNUM + VIRTIO_RXQ,
-                                            pkts + sent, n - sent);
-            sent += k;
-            if (!k || sent >= n || retries >= max_retries) {
-                break;
-            }
-            retries++;
-        }
-    }
-    for (int i = 0; i < n; i++) {
-        if (i < sent) {
-            bytes += rte_pktmbuf_pkt_len(pkts[i]);
-        }
-        rte_pktmbuf_free(pkts[i]);
-    }
-    qp->tx_packets += sent;
-    qp->tx_bytes += bytes;
-    qp->tx_dropped += n - sent;
-    qp->tx_retries += retries;
-}
-
-/* vhost_txp_drop_func: frees staged mbufs of a queue that is gone and
- * counts them in the queue pair's tx_staged_dropped.  Called with the
- * queue's tx_lock. */
-static void
-drop_cb(void *aux, void **pkts, int n)
-{
-    struct enqueue_ctx *ctx = aux;
-
-    ctx->qp->tx_staged_dropped += n;
-    atomic_add_relaxed(&cov_staged_drops, n, &(unsigned int){0});
-    rte_pktmbuf_free_bulk((struct rte_mbuf **) pkts, n);
-}
-
-/* Keeps 'dev->staged' in step with queue pair 'q', which had 'before'
- * staged packets: only a change between none and some writes it.  Called
- * with the queue's tx_lock. */
-static void
-staged_update(struct netdev_vhost *dev, int q, int before)
-{
-    int after = dev->qps[q].txp.n_staged;
-    atomic_uint64_t *word = &dev->staged.bits[q / 64];
-    uint64_t bit = UINT64_C(1) << (q % 64);
-    uint64_t orig;
-
-    if (!before && after) {
-        atomic_or_explicit(word, bit, &orig, memory_order_relaxed);
-    } else if (before && !after) {
-        atomic_and_explicit(word, ~bit, &orig, memory_order_relaxed);
-    }
-}
-
-/* True if some queue pair of 'dev' has staged packets.  Any thread. */
-static bool
-staged_any(struct netdev_vhost *dev)
-{
-    for (int w = 0; w < ARRAY_SIZE(dev->staged.bits); w++) {
-        uint64_t bits;
-
-        atomic_read_relaxed(&dev->staged.bits[w], &bits);
-        if (bits) {
-            return true;
-        }
-    }
-    return false;
-}
-
-/* Flushes what is staged on queue pair 'q' of 'dev' if its deadline passed
- * (or, with 'all', in any case: VHOST_TXP_FLUSH_RECONFIG), or, when the
- * device is gone or 'drop' is true, drops and counts it as staged drops.
- * The device id is read here, with the queue's tx_lock held, as on every tx
- * path: destroy_device() takes every tx_lock after it withdrew the id, so
- * no thread uses the id of a gone device afterwards.  Called with the
- * queue's tx_lock. */
-static void
-qp_flush_locked(struct netdev_vhost *dev, int q, long long int now,
-                bool all, bool drop)
-{
-    struct netdev_vhost_qp *qp = &dev->qps[q];
-    int before = qp->txp.n_staged;
-    int vid = netdev_vhost_get_vid(dev);
-    struct enqueue_ctx ctx = { dev, qp, vid, q };
-
-    if (!before) {
-        return;
-    }
-    if (drop || vid < 0) {
-        atomic_add_relaxed(&cov_flush_on_destroy, 1, &(unsigned int){0});
-        vhost_txp_drop(&qp->txp, drop_cb, &ctx);
-    } else if (all) {
-        vhost_txp_flush(&qp->txp, VHOST_TXP_FLUSH_RECONFIG, now, enqueue_cb,
-                        &ctx);
-    } else {
-        vhost_txp_run(&qp->txp, now, enqueue_cb, &ctx);
-    }
-    staged_update(dev, q, before);
-}
-
-/* Flushes the staged packets of every queue pair of 'dev' whose deadline
- * passed.  PMD threads (from rxq_recv), so that nothing stays staged when
- * no more traffic comes, whichever PMD thread polls the port.  Looks only
- * at the queues 'dev->staged' names; skips queues whose lock another
- * thread holds: that thread flushes them. */
-static void
-flush_due(struct netdev_vhost *dev)
-{
-    long long int now = time_usec();
-
-    for (int w = 0; w < ARRAY_SIZE(dev->staged.bits); w++) {
-        uint64_t bits;
-
-        atomic_read_relaxed(&dev->staged.bits[w], &bits);
-        for (; bits; bits = zero_rightmost_1bit(bits)) {
-            int q = w * 64 + raw_ctz(bits);
-            struct netdev_vhost_qp *qp = &dev->qps[q];
-
-            if (vhost_txp_deadline(&qp->txp) > now
-                || !rte_spinlock_trylock(&qp->tx_lock)) {
-                continue;
-            }
-            qp_flush_locked(dev, q, now, false, false);
-            rte_spinlock_unlock(&qp->tx_lock);
-        }
-    }
-}
-
-/* Flushes (or, with 'drop' or no device, drops and counts) everything
- * staged on 'dev'.  Takes every queue's tx_lock once, also of queues with
- * nothing staged: destroy_device() relies on that.  Main thread or
- * vhost-events thread. */
-static void
-flush_all(struct netdev_vhost *dev, bool drop)
-{
-    long long int now = time_usec();
-
-    for (int q = 0; q < NETDEV_VHOST_MAX_QP; q++) {
-        struct netdev_vhost_qp *qp = &dev->qps[q];
-
-        rte_spinlock_lock(&qp->tx_lock);
-        qp_flush_locked(dev, q, now, true, drop);
-        rte_spinlock_unlock(&qp->tx_lock);
-    }
-}
-
-/* With userspace TSO (other_config:userspace-tso-enable), fills in the
- * header lengths that rte_vhost needs to pass checksum and segmentation
- * requests to the guest (virtio-net header), as stock OVS 3.1 does.
- * Returns false for a TSO packet without an L4 header (dropped). */
-static bool
-prepare_offload(const struct netdev_vhost *dev, struct rte_mbuf *m)
-{
-    struct dp_packet *pkt = CONTAINER_OF(m, struct dp_packet, mbuf);
-
-    if (m->ol_flags & RTE_MBUF_F_TX_L4_MASK) {
-        m->l2_len = (char *) dp_packet_l3(pkt) - (char *) dp_packet_eth(pkt);
-        m->l3_len = (char *) dp_packet_l4(pkt) - (char *) dp_packet_l3(pkt);
-        m->outer_l2_len = 0;
-        m->outer_l3_len = 0;
-    }
-    if (m->ol_flags & RTE_MBUF_F_TX_TCP_SEG) {
-        struct tcp_header *th = dp_packet_l4(pkt);
-
-        if (!th) {
-            return false;
-        }
-        m->l4_len = TCP_OFFSET(th->tcp_ctl) * 4;
-        m->ol_flags |= RTE_MBUF_F_TX_TCP_CKSUM;
-        m->tso_segsz = dev->mtu - m->l3_len - m->l4_len;
-        if (m->ol_flags & RTE_MBUF_F_TX_IPV4) {
-            m->ol_flags |= RTE_MBUF_F_TX_IP_CKSUM;
-        }
-    }
-    return true;
-}
-
-/* rte_mbuf_extbuf_free_callback_t of copy_extbuf_attach(). */
-static void
-copy_extbuf_free(void *addr OVS_UNUSED, void *opaque)
-{
-    rte_free(opaque);
-}
-
-/* Attaches to 'm' an external buffer (rte_malloc()) large enough for
- * 'data_len' bytes after the headroom, as stock OVS 3.1 does
- * (dpdk_pktmbuf_attach_extbuf() in lib/netdev-dpdk.c): a TSO packet from a
- * tap, internal or system port is longer than the mempool's buffers.  The
- * buffer is freed with the mbuf.  Returns false if the packet is too
- * large for an mbuf (64 kB) or there is no memory. */
-static bool
-copy_extbuf_attach(struct rte_mbuf *m, uint32_t data_len)
-{
-    uint32_t total_len = RTE_PKTMBUF_HEADROOM + data_len
-                         + sizeof(struct rte_mbuf_ext_shared_info)
-                         + sizeof(uintptr_t);
-    struct rte_mbuf_ext_shared_info *shinfo;
-    uint16_t buf_len;
-    void *buf;
-
-    total_len = RTE_ALIGN_CEIL(total_len, sizeof(uintptr_t));
-    if (total_len > UINT16_MAX) {
-        return false;
-    }
-    buf_len = total_len;
-    buf = rte_malloc(NULL, buf_len, RTE_CACHE_LINE_SIZE);
-    if (!buf) {
-        return false;
-    }
-    shinfo = rte_pktmbuf_ext_shinfo_init_helper(buf, &buf_len,
-                                                copy_extbuf_free, buf);
-    if (!shinfo) {
-        rte_free(buf);
-        return false;
-    }
-    rte_pktmbuf_attach_extbuf(m, buf, rte_malloc_virt2iova(buf), buf_len,
-                              shinfo);
-    rte_pktmbuf_reset_headroom(m);
-    return true;
-}
-
-/* Returns a copy of 'packet' (not a DPDK mbuf) in an mbuf of 'mp', with an
- * external buffer if it does not fit in the pool's buffers (TSO packets,
- * only with userspace TSO), keeping its offload requests and header
- * offsets, as stock OVS 3.1's dpdk_copy_dp_packet_to_mbuf().  Returns NULL
- * if no mbuf or memory could be had.  The caller still owns 'packet'. */
-static struct dp_packet *
-copy_to_mbuf(struct rte_mempool *mp, const struct dp_packet *packet)
-{
-    uint32_t len = dp_packet_size(packet);
-    struct rte_mbuf *m = rte_pktmbuf_alloc(mp);
-
-    if (!m) {
-        return NULL;
-    }
-    if (rte_pktmbuf_tailroom(m) < len && !copy_extbuf_attach(m, len)) {
-        rte_pktmbuf_free(m);
-        return NULL;
-    }
-
-    struct dp_packet *copy = CONTAINER_OF(m, struct dp_packet, mbuf);
-    memcpy(rte_pktmbuf_mtod(m, void *), dp_packet_data(packet), len);
-    dp_packet_set_size(copy, len);
-    m->tx_offload = packet->mbuf.tx_offload;
-    m->packet_type = packet->mbuf.packet_type;
-    m->ol_flags |= packet->mbuf.ol_flags
-                   & ~(RTE_MBUF_F_EXTERNAL | RTE_MBUF_F_INDIRECT);
-    memcpy(&copy->l2_pad_size, &packet->l2_pad_size,
-           sizeof(struct dp_packet) - offsetof(struct dp_packet, l2_pad_size));
-    return copy;
-}
-
-/* Copies packets that are not DPDK mbufs into mbufs of 'dev''s mempool and
- * drops packets longer than the MTU allows, except TSO packets with
- * userspace TSO (the guest gets them whole, as from stock OVS 3.1).
- * Returns the number of packets left in 'batch'; drops are counted. */
-static int
-prepare_batch(struct netdev_vhost *dev, struct dp_packet_batch *batch)
-{
-    uint32_t max_len = MTU_TO_FRAME_LEN(dev->mtu);
-    int mtu_drops = 0, copy_drops = 0;
-    struct dp_packet *packet;
-    size_t i, size = dp_packet_batch_size(batch);
-
-    int hwol_drops = 0;
-    bool tso = userspace_tso_enabled();
-
-    DP_PACKET_BATCH_REFILL_FOR_EACH (i, size, packet, batch) {
-        bool seg = tso && packet->mbuf.ol_flags & RTE_MBUF_F_TX_TCP_SEG;
-
-        /* Stock checks the length after the copy: a TSO packet of any
-         * length is copied (netdev_dpdk_filter_packet_len()). */
-        if (OVS_UNLIKELY(dp_packet_size(packet) > max_len) && !seg) {
-            mtu_drops++;
-            dp_packet_delete(packet);
-            continue;
-        }
-        if (OVS_UNLIKELY(packet->source != DPBUF_DPDK)) {
-            struct dp_packet *copy = dev->mp
-                                     ? copy_to_mbuf(dev->mp->mp, packet)
-                                     : NULL;
-
-            dp_packet_delete(packet);
-            if (!copy) {
-                copy_drops++;
-                continue;
-            }
-            packet = copy;
-        }
-        if (tso && OVS_UNLIKELY(!prepare_offload(dev, &packet->mbuf))) {
-            hwol_drops++;
-            dp_packet_delete(packet);
-            continue;
-        }
-        dp_packet_batch_refill(batch, packet, i);
-    }
-    if (OVS_UNLIKELY(mtu_drops || copy_drops || hwol_drops)) {
-        rte_spinlock_lock(&dev->stats_lock);
-        dev->tx_mtu_exceeded_drops += mtu_drops;
-        dev->tx_failure_drops += copy_drops;
-        dev->tx_invalid_hwol_drops += hwol_drops;
-        rte_spinlock_unlock(&dev->stats_lock);
-    }
-    return dp_packet_batch_size(batch);
-}
-
-/* netdev_class 'send': PMD threads (any number, 'qid' may be shared: the
- * queue's tx_lock serializes).  Takes ownership of every packet in
- * 'batch': each is placed in the guest's rx vring now, staged by the tx
- * policy to be placed later, or dropped and counted.  Always returns 0, as
- * stock vhost ports do. */
-static int
-netdev_vhost_send(struct netdev *netdev, int qid,
-                  struct dp_packet_batch *batch,
-                  bool concurrent_txq OVS_UNUSED)
-{
-    struct netdev_vhost *dev = netdev_vhost_cast(netdev);
-    int vid = netdev_vhost_get_vid(dev);
-    int n_txq = netdev->n_txq;
-    bool ready;
-    int q = -1;
-
-    atomic_read_relaxed(&dev->ready, &ready);
-    if (OVS_LIKELY(n_txq > 0)) {
-        atomic_read_relaxed(&dev->tx_map[qid % n_txq], &q);
-    }
-    if (OVS_UNLIKELY(vid < 0 || !ready || q < 0
-                     || !(dev->flags & NETDEV_UP))) {
-        int cnt = dp_packet_batch_size(batch);
-
-        rte_spinlock_lock(&dev->stats_lock);
-        dev->tx_down_drops += cnt;
-        rte_spinlock_unlock(&dev->stats_lock);
-        dp_packet_delete_batch(batch, true);
-        return 0;
-    }
-
-    int cnt = prepare_batch(dev, batch);
-    struct vhost_meter *qos = ovsrcu_get(struct vhost_meter *,
-                                         &dev->egress_qos);
-    if (OVS_UNLIKELY(qos && cnt)) {
-        int kept = vhost_meter_run(qos, (struct rte_mbuf **) batch->packets,
-                                   cnt);
-        if (kept != cnt) {
-            rte_spinlock_lock(&dev->stats_lock);
-            dev->tx_qos_drops += cnt - kept;
-            rte_spinlock_unlock(&dev->stats_lock);
-            cnt = kept;
-        }
-    }
-    if (OVS_UNLIKELY(!cnt)) {
-        return 0;
-    }
-
-    struct netdev_vhost_qp *qp = &dev->qps[q];
-
-    if (OVS_UNLIKELY(!rte_spinlock_trylock(&qp->tx_lock))) {
-        COVERAGE_INC(netdev_vhost_tx_contention);
-        rte_spinlock_lock(&qp->tx_lock);
-    }
-    /* Again under the lock: see qp_flush_locked(). */
-    vid = netdev_vhost_get_vid(dev);
-    if (OVS_UNLIKELY(vid < 0)) {
-        rte_spinlock_unlock(&qp->tx_lock);
-        rte_spinlock_lock(&dev->stats_lock);
-        dev->tx_down_drops += cnt;
-        rte_spinlock_unlock(&dev->stats_lock);
-        dp_packet_delete_batch(batch, true);
-        return 0;
-    }
-
-    struct enqueue_ctx ctx = { dev, qp, vid, q };
-
-    bool wants = qp->txp.mode == VHOST_TXP_TIMED;
-    if (vhost_txp_needs_query(&qp->txp)) {
-        wants = guest_wants_interrupt(dev, qp, vid, q);
-    }
-    /* The clock is read only when staging is in play: a polling guest
-     * costs one ring read per burst and nothing else. */
-    long long int now = wants || qp->txp.n_staged ? time_usec() : 0;
-    int before = qp->txp.n_staged;
-
-    vhost_txp_burst(&qp->txp, wants, (void **) batch->packets, cnt, now,
-                    enqueue_cb, &ctx);
-    staged_update(dev, q, before);
-    rte_spinlock_unlock(&qp->tx_lock);
-    return 0;
-}
-
-/* Rx. */
-
-struct netdev_rxq_vhost {
-    struct netdev_rxq up;
-};
-
-static struct netdev_rxq *
-netdev_vhost_rxq_alloc(void)
-{
-    struct netdev_rxq_vhost *rx = xzalloc(sizeof *rx);
-    return &rx->up;
-}
-
-static int
-netdev_vhost_rxq_construct(struct netdev_rxq *rxq OVS_UNUSED)
-{
-    return 0;
-}
-
-static void
-netdev_vhost_rxq_destruct(struct netdev_rxq *rxq OVS_UNUSED)
-{
-}
-
-static void
-netdev_vhost_rxq_dealloc(struct netdev_rxq *rxq)
-{
-    free(CONTAINER_OF(rxq, struct netdev_rxq_vhost, up));
-}
-
-/* netdev_class 'rxq_recv': the one PMD thread that polls 'rxq'.  Dequeues
- * up to NETDEV_MAX_BURST packets from the guest's tx vring; the caller owns
- * them.  Also flushes staged tx packets whose deadline passed.  Returns 0,
- * or EAGAIN when there is nothing to receive. */
-static int
-netdev_vhost_rxq_recv(struct netdev_rxq *rxq, struct dp_packet_batch *batch,
-                      int *qfill)
-{
-    struct netdev_vhost *dev = netdev_vhost_cast(rxq->netdev);
-    int q = rxq->queue_id;
-    struct netdev_vhost_qp *qp = &dev->qps[q];
-    uint16_t nb_rx = 0;
-    bool ready;
-
-    if (OVS_UNLIKELY(staged_any(dev))) {
-        flush_due(dev);
-    }
-
-    /* Announce the use of the device id before reading it: destroy_device()
-     * withdraws the id, then waits for 'rx_busy' to be false. */
-    atomic_store_explicit(&qp->rx_busy, true, memory_order_relaxed);
-    atomic_thread_fence(memory_order_seq_cst);
-    int vid = netdev_vhost_get_vid(dev);
-    atomic_read_relaxed(&dev->ready, &ready);
-    if (OVS_LIKELY(vid >= 0 && ready && dev->flags & NETDEV_UP && dev->mp)) {
-        nb_rx = rte_vhost_dequeue_burst(vid, q * VIRTIO_QNUM + VIRTIO_TXQ,
-                                        dev->mp->mp,
-                                        (struct rte_mbuf **) batch->packets,
-                                        NETDEV_MAX_BURST);
-        if (qfill) {
-            *qfill = nb_rx == NETDEV_MAX_BURST
-                     ? rte_vhost_rx_queue_count(vid,
-                                                q * VIRTIO_QNUM + VIRTIO_TXQ)
-                       & UINT16_MAX
-                     : 0;
-        }
-    }
-    atomic_store_explicit(&qp->rx_busy, false, memory_order_release);
-    if (!nb_rx) {
-        return EAGAIN;
-    }
-
-    uint64_t bytes = 0;
-    for (int i = 0; i < nb_rx; i++) {
-        bytes += rte_pktmbuf_pkt_len((struct rte_mbuf *) batch->packets[i]);
-    }
-    qp->rx_packets += nb_rx;
-    qp->rx_bytes += bytes;
-
-    struct vhost_meter *policer = ovsrcu_get(struct vhost_meter *,
-                                             &dev->ingress_policer);
-    if (OVS_UNLIKELY(policer)) {
-        int kept = vhost_meter_run(policer,
-                                   (struct rte_mbuf **) batch->packets,
-                                   nb_rx);
-        if (kept != nb_rx) {
-            rte_spinlock_lock(&dev->stats_lock);
-            dev->rx_qos_drops += nb_rx - kept;
-            dev->rx_dropped += nb_rx - kept;
-            rte_spinlock_unlock(&dev->stats_lock);
-            nb_rx = kept;
-            if (!nb_rx) {
-                return EAGAIN;
-            }
-        }
-    }
-
-    batch->count = nb_rx;
-    dp_packet_batch_init_packet_fields(batch);
-    return 0;
-}
-
-static bool
-netdev_vhost_rxq_enabled(struct netdev_rxq *rxq)
-{
-    struct netdev_vhost *dev = netdev_vhost_cast(rxq->netdev);
-
-    /* Rx queue 0 is always polled, as stock keeps it enabled: its poll
-     * also flushes staged tx packets whose deadline passed, which must
-     * happen even if the guest never enables its tx vring. */
-    return !rxq->queue_id || dev->qps[rxq->queue_id].rx_enabled;
-}
-
-/* Tx queue mapping: OVS txq ids onto enabled queue pairs.  Main thread,
- * 'dev->mutex' held. */
-static void
-remap_txqs(struct netdev_vhost *dev) OVS_REQUIRES(dev->mutex)
+void
+netdev_vhost_remap_txqs(struct netdev_vhost *dev) OVS_REQUIRES(dev->mutex)
 {
     int enabled[NETDEV_VHOST_MAX_QP];
     int n_enabled = 0;
@@ -1005,10 +135,9 @@ remap_txqs(struct netdev_vhost *dev) OVS_REQUIRES(dev->mutex)
     }
 }
 
-/* rte_vhost callbacks: DPDK's vhost-events thread. */
-
-static struct netdev_vhost *
-find_by_ifname(const char *ifname) OVS_REQUIRES(netdev_vhost_mutex)
+struct netdev_vhost *
+netdev_vhost_find_by_ifname(const char *ifname)
+    OVS_REQUIRES(netdev_vhost_mutex)
 {
     struct netdev_vhost *dev;
 
@@ -1020,8 +149,8 @@ find_by_ifname(const char *ifname) OVS_REQUIRES(netdev_vhost_mutex)
     return NULL;
 }
 
-static struct netdev_vhost *
-find_by_name(const char *name) OVS_REQUIRES(netdev_vhost_mutex)
+struct netdev_vhost *
+netdev_vhost_find_by_name(const char *name) OVS_REQUIRES(netdev_vhost_mutex)
 {
     struct netdev_vhost *dev;
 
@@ -1033,344 +162,21 @@ find_by_name(const char *name) OVS_REQUIRES(netdev_vhost_mutex)
     return NULL;
 }
 
-static int
-new_connection(int vid)
+struct netdev_vhost *
+netdev_vhost_find_by_vid(int vid) OVS_REQUIRES(netdev_vhost_mutex)
 {
-    char ifname[PATH_MAX];
-
-    rte_vhost_get_ifname(vid, ifname, sizeof ifname);
-    ovs_mutex_lock(&netdev_vhost_mutex);
-    struct netdev_vhost *dev = find_by_ifname(ifname);
-    if (dev && vid < NETDEV_VHOST_MAX_VID) {
-        ovs_mutex_lock(&vid_map_mutex);
-        vid_map[vid] = dev;
-        dev->conn_gen = ++conn_gen_last;
-        dev->in_msg = false;
-        ovs_mutex_unlock(&vid_map_mutex);
-        if (rte_vhost_extern_callback_register(vid, &ring_guard_ops, dev)) {
-            VLOG_WARN("%s: could not register vhost-user message hooks",
-                      netdev_get_name(&dev->up));
-        }
-    }
-    ovs_mutex_unlock(&netdev_vhost_mutex);
-    return 0;
-}
-
-static void
-destroy_connection(int vid)
-{
-    struct netdev_vhost *dev = NULL;
-
-    ovs_mutex_lock(&netdev_vhost_mutex);
-    if (vid >= 0 && vid < NETDEV_VHOST_MAX_VID) {
-        ovs_mutex_lock(&vid_map_mutex);
-        dev = vid_map[vid];
-        vid_map[vid] = NULL;
-        if (dev) {
-            dev->conn_gen = ++conn_gen_last;
-        }
-        ovs_mutex_unlock(&vid_map_mutex);
-    }
-    if (dev) {
-        /* Back to one queue pair until the next guest offers more, as
-         * stock OVS does. */
-        ovs_mutex_lock(&dev->mutex);
-        if (dev->requested_n_qp != 1) {
-            dev->requested_n_qp = 1;
-            netdev_request_reconfigure(&dev->up);
-        }
-        ovs_mutex_unlock(&dev->mutex);
-    }
-    ovs_mutex_unlock(&netdev_vhost_mutex);
-}
-
-/* netdev_change_seq_changed() for the vhost-events thread.  OVS's version
- * wakes the main thread (connectivity seq) before it bumps the port's
- * change_seq: the main thread can refresh the port's database status in
- * between, find the port unchanged and not look again, so that link_state
- * and status stay stale (seen when guests reconnect to a restarted
- * ovs-vswitchd).  Waking the main thread again after the bump closes that
- * window. */
-static void
-change_seq_changed_async(struct netdev_vhost *dev)
-{
-    netdev_change_seq_changed(&dev->up);
-    seq_change(connectivity_seq_get());
-}
-
-/* Guest->host notifications stay off on every vring (the PMD polls):
- * applied at new_device and again whenever a vring becomes enabled (seed
- * 000: a setting made before a vring is ready may not stick). */
-static void
-disable_guest_notifications(int vid, int vring)
-{
-    int err = rte_vhost_enable_guest_notification(vid, vring, 0);
-
-    if (err) {
-        VLOG_DBG("vid %d vring %d: could not disable notifications (%d)",
-                 vid, vring, err);
-    }
-}
-
-static int
-new_device(int vid)
-{
-    char ifname[PATH_MAX];
     struct netdev_vhost *dev;
-    int numa;
 
-    rte_vhost_get_ifname(vid, ifname, sizeof ifname);
-    ovs_mutex_lock(&netdev_vhost_mutex);
-    dev = find_by_ifname(ifname);
-    if (!dev) {
-        ovs_mutex_unlock(&netdev_vhost_mutex);
-        VLOG_INFO("vHost Device '%s' can't be added - name not found",
-                  ifname);
-        return -1;
-    }
-
-    ovs_mutex_lock(&dev->mutex);
-    uint16_t n_vrings = rte_vhost_get_vring_num(vid);
-    int n_qp = MIN(n_vrings / VIRTIO_QNUM, NETDEV_VHOST_MAX_QP);
-
-    numa = rte_vhost_get_numa_node(vid);
-    if (numa < 0) {
-        numa = dev->numa_id;
-    }
-    for (int i = 0; i < n_vrings; i++) {
-        disable_guest_notifications(vid, i);
-    }
-    /* DPDK's per-vring statistics start at zero only on a new connection:
-     * a device stopped and started on the same one (the guest's driver
-     * reloaded, the guest rebooted) keeps counting, and destroy_device()
-     * already added those kicks to kicks_base. */
-    for (int q = 0; q < NETDEV_VHOST_MAX_QP; q++) {
-        dev->qps[q].kicks_base -= netdev_vhost_vring_kicks(vid, q);
-    }
-
-    ovs_mutex_lock(&vid_map_mutex);
-    if (vid < NETDEV_VHOST_MAX_VID) {
-        vid_map[vid] = dev;
-    }
-    ovsrcu_index_set(&dev->vid, vid);
-    rings_invalidate(dev);
-    rings_refresh(dev, vid);
-    ovs_mutex_unlock(&vid_map_mutex);
-
-    if (dev->requested_n_qp != n_qp || dev->up.n_rxq != n_qp
-        || numa != dev->numa_id || !dev->mp) {
-        dev->requested_n_qp = n_qp;
-        dev->requested_numa_id = numa;
-        netdev_request_reconfigure(&dev->up);
-    } else {
-        atomic_store_relaxed(&dev->ready, true);
-    }
-    change_seq_changed_async(dev);
-    ovs_mutex_unlock(&dev->mutex);
-    ovs_mutex_unlock(&netdev_vhost_mutex);
-
-    VLOG_INFO("vHost Device '%s' has been added on numa node %i",
-              ifname, numa);
-    return 0;
-}
-
-static void
-destroy_device(int vid)
-{
-    char ifname[PATH_MAX];
-    struct netdev_vhost *dev, *found = NULL;
-
-    rte_vhost_get_ifname(vid, ifname, sizeof ifname);
-    ovs_mutex_lock(&netdev_vhost_mutex);
     LIST_FOR_EACH (dev, list_node, &vhost_list) {
         if (netdev_vhost_get_vid(dev) == vid) {
-            found = dev;
-            break;
+            return dev;
         }
     }
-    if (found) {
-        dev = found;
-        ovs_mutex_lock(&dev->mutex);
-        atomic_store_relaxed(&dev->ready, false);
-        ovs_mutex_lock(&vid_map_mutex);
-        rings_invalidate(dev);
-        ovsrcu_index_set(&dev->vid, -1);
-        atomic_thread_fence(memory_order_seq_cst);
-        ovs_mutex_unlock(&vid_map_mutex);
-
-        /* Keep the kick counts of this connection: DPDK's per-vring
-         * statistics vanish with the device. */
-        for (int q = 0; q < NETDEV_VHOST_MAX_QP; q++) {
-            struct netdev_vhost_qp *qp = &dev->qps[q];
-
-            qp->kicks_base += netdev_vhost_vring_kicks(vid, q);
-            qp->tx_enabled = false;
-            qp->rx_enabled = false;
-        }
-        remap_txqs(dev);
-        change_seq_changed_async(dev);
-        ovs_mutex_unlock(&dev->mutex);
-    }
-    ovs_mutex_unlock(&netdev_vhost_mutex);
-
-    if (found) {
-        /* DPDK frees the device when this returns: wait until no thread
-         * uses 'vid' any more, and only for the threads that may use it.
-         * Not ovsrcu_synchronize(): that waits for every thread, also the
-         * main thread, which may be waiting for this callback to return in
-         * rte_vhost_driver_unregister() (netdev_vhost_destruct(), a port
-         * deleted as its guest leaves): a deadlock.  'found' stays valid:
-         * unregistering its socket waits for this callback to return.
-         *
-         * Rx: each rxq's PMD thread flags its use of the id (rx_busy).
-         * Tx: every tx path reads the id under the queue's tx_lock, and
-         * flush_all() takes each tx_lock once; it drops what is staged:
-         * the guest's rx vrings are gone. */
-        for (int q = 0; q < NETDEV_VHOST_MAX_QP; q++) {
-            wait_while_set(&found->qps[q].rx_busy);
-        }
-        flush_all(found, true);
-        VLOG_INFO("vHost Device '%s' has been removed", ifname);
-    } else {
-        VLOG_INFO("vHost Device '%s' not found", ifname);
-    }
+    return NULL;
 }
 
-/* Stock OVS 3.1 warns when this many vring events wait for the main
- * thread (netdev-dpdk.c, vring_state_changed()). */
-#define VRING_EVENTS_WARN 1000
-
-static int
-vring_state_changed(int vid, uint16_t vring, int enable)
-{
-    static struct vlog_rate_limit rl = VLOG_RATE_LIMIT_INIT(1, 5);
-    struct vring_event *ev;
-    uint64_t gen = 0;
-    char *name = NULL;
-
-    ovs_mutex_lock(&vid_map_mutex);
-    if (vid >= 0 && vid < NETDEV_VHOST_MAX_VID && vid_map[vid]) {
-        name = xstrdup(netdev_get_name(&vid_map[vid]->up));
-        gen = vid_map[vid]->conn_gen;
-    }
-    ovs_mutex_unlock(&vid_map_mutex);
-    if (!name) {
-        return 0;               /* Not a connection of ours (any more). */
-    }
-
-    ovs_mutex_lock(&event_mutex);
-    LIST_FOR_EACH (ev, node, &event_list) {
-        if (ev->gen == gen && ev->vring == vring && !strcmp(ev->name, name)) {
-            ev->enable = enable != 0;
-            ev->was_disabled |= !enable;
-            ovs_mutex_unlock(&event_mutex);
-            atomic_add_relaxed(&cov_events_coalesced, 1, &(unsigned int){0});
-            free(name);
-            return 0;
-        }
-    }
-    ev = xzalloc(sizeof *ev);
-    ev->name = name;
-    ev->gen = gen;
-    ev->vid = vid;
-    ev->vring = vring;
-    ev->enable = enable != 0;
-    ev->was_disabled = !enable;
-    ovs_list_push_back(&event_list, &ev->node);
-    if (++n_events == VRING_EVENTS_WARN) {
-        VLOG_WARN_RL(&rl, "%d vring state changes wait for the main thread",
-                     VRING_EVENTS_WARN);
-    }
-    ovs_mutex_unlock(&event_mutex);
-    seq_change(event_seq);
-    return 0;
-}
-
-static int
-features_changed(int vid, uint64_t features)
-{
-    struct netdev_vhost *dev = vid_map_get(vid);
-
-    if (dev) {
-        VLOG_INFO("%s: virtio features changed to 0x%016"PRIx64,
-                  netdev_get_name(&dev->up), features);
-    }
-    return 0;
-}
-
-static const struct rte_vhost_device_ops vhost_device_ops = {
-    .new_device = new_device,
-    .destroy_device = destroy_device,
-    .vring_state_changed = vring_state_changed,
-    .features_changed = features_changed,
-    .new_connection = new_connection,
-    .destroy_connection = destroy_connection,
-};
-
-/* Applies one deferred vring state change.  Main thread. */
-static void
-apply_vring_event(const struct vring_event *ev)
-{
-    int q = ev->vring / VIRTIO_QNUM;
-    bool is_rx = ev->vring % VIRTIO_QNUM == VIRTIO_TXQ;
-    struct netdev_vhost *dev;
-
-    /* Vrings become ready before new_device(), so look the port up by its
-     * connection, not by its running device: by name, and only if the
-     * connection the event came from is still the port's. */
-    ovs_mutex_lock(&netdev_vhost_mutex);
-    dev = find_by_name(ev->name);
-    if (!dev || q >= NETDEV_VHOST_MAX_QP) {
-        ovs_mutex_unlock(&netdev_vhost_mutex);
-        return;
-    }
-    ovs_mutex_lock(&dev->mutex);
-    ovs_mutex_lock(&vid_map_mutex);
-    bool current = dev->conn_gen == ev->gen;
-    ovs_mutex_unlock(&vid_map_mutex);
-    if (!current) {
-        VLOG_DBG("%s: ignoring a state change of vring %d of a closed "
-                 "connection", ev->name, ev->vring);
-        ovs_mutex_unlock(&dev->mutex);
-        ovs_mutex_unlock(&netdev_vhost_mutex);
-        return;
-    }
-    /* The connection cannot end meanwhile: destroy_connection() waits for
-     * netdev_vhost_mutex. */
-    if (ev->enable) {
-        disable_guest_notifications(ev->vid, ev->vring);
-    }
-    if (is_rx) {
-        dev->qps[q].rx_enabled = ev->enable;
-    } else {
-        struct netdev_vhost_qp *qp = &dev->qps[q];
-
-        qp->tx_enabled = ev->enable;
-        if (ev->was_disabled) {
-            /* The guest took its rx vring away (and maybe gave it back
-             * since): what is staged for it can no longer be placed. */
-            rte_spinlock_lock(&qp->tx_lock);
-            qp_flush_locked(dev, q, 0, true, true);
-            rte_spinlock_unlock(&qp->tx_lock);
-        }
-        remap_txqs(dev);
-    }
-    netdev_change_seq_changed(&dev->up);
-    /* Stock's message, once per state the vring went through. */
-    for (int i = ev->was_disabled && ev->enable ? 0 : 1; i < 2; i++) {
-        bool enable = i ? ev->enable : false;
-
-        VLOG_INFO("State of queue %d ( %s_qid %d ) of vhost device '%s' "
-                  "changed to '%s'", ev->vring, is_rx ? "rx" : "tx", q,
-                  dev->registered_id ? dev->registered_id : "",
-                  enable ? "enabled" : "disabled");
-    }
-    ovs_mutex_unlock(&dev->mutex);
-    ovs_mutex_unlock(&netdev_vhost_mutex);
-}
-
-/* Moves the counts of 'pending' (see cov_staged_drops) to the caller's
- * coverage counter and returns them.  Main thread. */
+/* Moves the counts of 'pending' (see netdev_vhost_cov_counts) to the
+ * caller's coverage counter and returns them.  Main thread. */
 static unsigned int
 take_pending(atomic_uint *pending)
 {
@@ -1386,48 +192,28 @@ take_pending(atomic_uint *pending)
 static void
 netdev_vhost_class_run(const struct netdev_class *class OVS_UNUSED)
 {
-    struct ovs_list events;
+    atomic_uint *c = netdev_vhost_cov_counts;
 
-    COVERAGE_ADD(netdev_vhost_staged_drops, take_pending(&cov_staged_drops));
+    COVERAGE_ADD(netdev_vhost_staged_drops,
+                 take_pending(&c[NETDEV_VHOST_COV_STAGED_DROPS]));
     COVERAGE_ADD(netdev_vhost_flush_on_destroy,
-                 take_pending(&cov_flush_on_destroy));
+                 take_pending(&c[NETDEV_VHOST_COV_FLUSH_ON_DESTROY]));
     COVERAGE_ADD(netdev_vhost_ring_guard_wait,
-                 take_pending(&cov_ring_guard_wait));
+                 take_pending(&c[NETDEV_VHOST_COV_RING_GUARD_WAIT]));
     COVERAGE_ADD(netdev_vhost_ring_guard_long_wait,
-                 take_pending(&cov_ring_guard_long_wait));
+                 take_pending(&c[NETDEV_VHOST_COV_RING_GUARD_LONG_WAIT]));
     COVERAGE_ADD(netdev_vhost_ring_guard_msg_failed,
-                 take_pending(&cov_ring_guard_msg_failed));
+                 take_pending(&c[NETDEV_VHOST_COV_RING_GUARD_MSG_FAILED]));
     COVERAGE_ADD(netdev_vhost_vring_events_coalesced,
-                 take_pending(&cov_events_coalesced));
+                 take_pending(&c[NETDEV_VHOST_COV_EVENTS_COALESCED]));
 
-    ovs_list_init(&events);
-    ovs_mutex_lock(&event_mutex);
-    ovs_list_push_back_all(&events, &event_list);
-    n_events = 0;
-    ovs_mutex_unlock(&event_mutex);
-
-    struct vring_event *ev;
-    LIST_FOR_EACH_POP (ev, node, &events) {
-        apply_vring_event(ev);
-        free(ev->name);
-        free(ev);
-    }
+    netdev_vhost_events_run();
 }
 
 static void
 netdev_vhost_class_wait(const struct netdev_class *class OVS_UNUSED)
 {
-    uint64_t seqno = seq_read(event_seq);
-    bool pending;
-
-    ovs_mutex_lock(&event_mutex);
-    pending = !ovs_list_is_empty(&event_list);
-    ovs_mutex_unlock(&event_mutex);
-    if (pending) {
-        poll_immediate_wake();
-    } else {
-        seq_wait(event_seq, seqno);
-    }
+    netdev_vhost_events_wait();
 }
 
 /* Sets 'dev->registered_id' to 'id' (may be NULL) and returns the old
@@ -1484,7 +270,6 @@ vhost_driver_setup(struct netdev_vhost *dev)
         return EINVAL;
     }
     registered_id_set(dev, xstrdup(dev->vhost_id));
-    dev->driver_flags = flags;
     if (dev->client) {
         VLOG_INFO("vHost User device '%s' created in 'client' mode, "
                   "using client socket '%s'", name, dev->vhost_id);
@@ -1495,7 +280,7 @@ vhost_driver_setup(struct netdev_vhost *dev)
     }
 
     err = rte_vhost_driver_callback_register(dev->vhost_id,
-                                             &vhost_device_ops);
+                                             &netdev_vhost_device_ops);
     if (!err) {
         /* As stock: without userspace TSO no checksum offload (and so no
          * TSO, UFO, ECN, virtio 1.1 5.1.3.1); with it, no UFO or ECN. */
@@ -1551,16 +336,7 @@ vhost_driver_teardown(struct netdev_vhost *dev)
         unlink(id);
     }
     free(registered_id_set(dev, NULL));
-
-    ovs_mutex_lock(&vid_map_mutex);
-    for (int i = 0; i < NETDEV_VHOST_MAX_VID; i++) {
-        if (vid_map[i] == dev) {
-            vid_map[i] = NULL;
-        }
-    }
-    dev->conn_gen = ++conn_gen_last;
-    dev->in_msg = false;
-    ovs_mutex_unlock(&vid_map_mutex);
+    netdev_vhost_events_forget(dev);
 }
 
 /* Construction. */
@@ -1579,6 +355,8 @@ netdev_vhost_dealloc(struct netdev *netdev)
     rte_free(netdev_vhost_cast(netdev));
 }
 
+/* Applies the tx policy options of 'dev', or the defaults where it has
+ * none, to its queues. */
 static void
 txp_cfg_apply(struct netdev_vhost *dev) OVS_REQUIRES(dev->mutex)
 {
@@ -1586,25 +364,10 @@ txp_cfg_apply(struct netdev_vhost *dev) OVS_REQUIRES(dev->mutex)
     enum vhost_txp_mode mode = cfg->mode_set ? cfg->mode : default_txp_mode;
     uint32_t interval = cfg->interval_set ? cfg->interval_us
                                           : default_txp_interval;
-    long long int now = time_usec();
 
     cfg->mode = mode;
     cfg->interval_us = interval;
-    for (int q = 0; q < NETDEV_VHOST_MAX_QP; q++) {
-        struct netdev_vhost_qp *qp = &dev->qps[q];
-
-        rte_spinlock_lock(&qp->tx_lock);
-        int vid = netdev_vhost_get_vid(dev);
-        struct enqueue_ctx ctx = { dev, qp, vid, q };
-        int before = qp->txp.n_staged;
-
-        if (before && vid < 0) {
-            qp_flush_locked(dev, q, now, true, true);
-        }
-        vhost_txp_set_config(&qp->txp, mode, interval, now, enqueue_cb, &ctx);
-        staged_update(dev, q, before);
-        rte_spinlock_unlock(&qp->tx_lock);
-    }
+    netdev_vhost_txq_set_policy(dev, mode, interval);
 }
 
 static int
@@ -1668,9 +431,11 @@ netdev_vhost_server_construct(struct netdev *netdev)
                  "A valid name must not include '/', '\\' or '..'", name);
         return EINVAL;
     }
-    if (strlen(vhost_sock_dir) + 1 + strlen(name) >= 108) {
-        VLOG_ERR("vhost-user socket path '%s/%s' is too long (at most 107 "
-                 "bytes)", vhost_sock_dir, name);
+    if (strlen(vhost_sock_dir) + 1 + strlen(name)
+        >= NETDEV_VHOST_SOCK_PATH_MAX) {
+        VLOG_ERR("vhost-user socket path '%s/%s' is too long (at most %"
+                 PRIuSIZE" bytes)", vhost_sock_dir, name,
+                 NETDEV_VHOST_SOCK_PATH_MAX - 1);
         return ENAMETOOLONG;
     }
     /* Say why the socket cannot be created, rather than let DPDK fail. */
@@ -1717,12 +482,12 @@ netdev_vhost_destruct(struct netdev *netdev)
 
     vhost_driver_teardown(dev);
 
-    flush_all(dev, true);
+    netdev_vhost_flush_all(dev, true);
     vhost_meter_destroy(ovsrcu_get_protected(struct vhost_meter *,
                                              &dev->ingress_policer));
     vhost_meter_destroy(ovsrcu_get_protected(struct vhost_meter *,
                                              &dev->egress_qos));
-    mempool_put(dev->mp);
+    netdev_vhost_mempool_put(dev->mp);
     free(dev->vhost_id);
     free(dev->txp_cfg.error);
     free(dev->path_error);
@@ -1765,15 +530,27 @@ netdev_vhost_get_config(const struct netdev *netdev, struct smap *args)
     return 0;
 }
 
-/* Parses the tx policy options of 'args' into 'cfg', leaving what is
- * invalid as it was.  Returns NULL or a malloc'd error message. */
+/* The one parser of the tx policy options: reads the options
+ * "<key_prefix>tx-flush-mode" (auto, immediate, timed) and
+ * "<key_prefix>tx-flush-interval" (see vhost_txp_parse_interval()) of
+ * 'args' into 'cfg', leaving what is invalid as it was; an option that is
+ * absent clears its '*_set'.  Error messages start with 'msg_prefix'.
+ * With 'first_only', stops at the first bad option; otherwise reports both,
+ * separated by "; ".  Returns NULL or a malloc'd error message.  Main
+ * thread. */
 static char *
-parse_txp_options(const struct smap *args, struct netdev_vhost_txp_cfg *cfg)
+parse_txp_options(const struct smap *args, const char *key_prefix,
+                  const char *msg_prefix, bool first_only,
+                  struct netdev_vhost_txp_cfg *cfg)
 {
-    const char *mode_s = smap_get(args, "tx-flush-mode");
-    const char *interval_s = smap_get(args, "tx-flush-interval");
+    char *mode_key = xasprintf("%stx-flush-mode", key_prefix);
+    char *interval_key = xasprintf("%stx-flush-interval", key_prefix);
+    const char *mode_s = smap_get(args, mode_key);
+    const char *interval_s = smap_get(args, interval_key);
     char *error = NULL;
 
+    free(mode_key);
+    free(interval_key);
     if (!mode_s) {
         cfg->mode_set = false;
     } else {
@@ -1783,9 +560,12 @@ parse_txp_options(const struct smap *args, struct netdev_vhost_txp_cfg *cfg)
             cfg->mode_set = true;
             cfg->mode = mode;
         } else {
-            error = xasprintf("tx-flush-mode \"%s\" is not one of auto, "
-                              "immediate, timed", mode_s);
+            error = xasprintf("%stx-flush-mode \"%s\" is not one of auto, "
+                              "immediate, timed", msg_prefix, mode_s);
         }
+    }
+    if (error && first_only) {
+        return error;
     }
     if (!interval_s) {
         cfg->interval_set = false;
@@ -1796,13 +576,18 @@ parse_txp_options(const struct smap *args, struct netdev_vhost_txp_cfg *cfg)
         if (!e) {
             cfg->interval_set = true;
             cfg->interval_us = us;
-        } else if (!error) {
-            error = e;
         } else {
-            char *both = xasprintf("%s; %s", error, e);
-            free(error);
+            char *msg = xasprintf("%s%s", msg_prefix, e);
+
             free(e);
-            error = both;
+            if (!error) {
+                error = msg;
+            } else {
+                char *both = xasprintf("%s; %s", error, msg);
+                free(error);
+                free(msg);
+                error = both;
+            }
         }
     }
     return error;
@@ -1884,10 +669,11 @@ netdev_vhost_set_config(struct netdev *netdev, const struct smap *args,
         if (!path || !path[0]) {
             msg = xasprintf("%s: dpdkvhostuserclient port requires "
                             "options:vhost-server-path", name);
-        } else if (path[0] != '/' || strlen(path) >= 108) {
+        } else if (path[0] != '/'
+                   || strlen(path) >= NETDEV_VHOST_SOCK_PATH_MAX) {
             msg = xasprintf("%s: vhost-server-path \"%s\" must be an "
-                            "absolute path shorter than 108 bytes", name,
-                            path);
+                            "absolute path shorter than %"PRIuSIZE" bytes",
+                            name, path, NETDEV_VHOST_SOCK_PATH_MAX);
         }
         if (msg && !dev->vhost_id) {
             /* A new port: not created, its Interface error says why. */
@@ -1944,7 +730,7 @@ netdev_vhost_set_config(struct netdev *netdev, const struct smap *args,
                   name, retries);
     }
 
-    char *error = parse_txp_options(args, &dev->txp_cfg);
+    char *error = parse_txp_options(args, "", "", false, &dev->txp_cfg);
     if (error && !nullable_string_is_equal(error, dev->txp_cfg.error)) {
         VLOG_ERR("%s: %s; keeping tx-flush-mode=%s tx-flush-interval=%"
                  PRIu32, name, error,
@@ -1963,24 +749,13 @@ out:
 void
 netdev_vhost_set_other_config(const struct smap *ovs_other_config)
 {
-    const char *mode_s = smap_get(ovs_other_config, "vhost-tx-flush-mode");
-    const char *interval_s = smap_get(ovs_other_config,
-                                      "vhost-tx-flush-interval");
-    enum vhost_txp_mode mode = VHOST_TXP_AUTO;
-    uint32_t interval = VHOST_TXP_INTERVAL_DEFAULT;
-    char *error = NULL;
+    struct netdev_vhost_txp_cfg cfg = { .mode_set = false };
+    char *error = parse_txp_options(ovs_other_config, "vhost-",
+                                    "other_config:vhost-", true, &cfg);
+    enum vhost_txp_mode mode = cfg.mode_set ? cfg.mode : VHOST_TXP_AUTO;
+    uint32_t interval = cfg.interval_set ? cfg.interval_us
+                                         : VHOST_TXP_INTERVAL_DEFAULT;
 
-    if (mode_s && !vhost_txp_mode_from_string(mode_s, &mode)) {
-        error = xasprintf("other_config:vhost-tx-flush-mode \"%s\" is not "
-                          "one of auto, immediate, timed", mode_s);
-    }
-    if (!error && interval_s) {
-        char *e = vhost_txp_parse_interval(interval_s, &interval);
-        if (e) {
-            error = xasprintf("other_config:vhost-%s", e);
-            free(e);
-        }
-    }
     if (error) {
         if (!nullable_string_is_equal(error, default_txp_error)) {
             VLOG_ERR("%s; keeping vhost-tx-flush-mode=%s "
@@ -2029,16 +804,16 @@ netdev_vhost_reconfigure(struct netdev *netdev)
     }
 
     ovs_mutex_lock(&dev->mutex);
-    flush_all(dev, false);
+    netdev_vhost_flush_all(dev, false);
 
     if (!dev->mp || dev->mtu != dev->requested_mtu
         || dev->numa_id != dev->requested_numa_id) {
-        struct netdev_vhost_mempool *mp = mempool_get(dev->requested_numa_id,
-                                                      dev->requested_mtu);
+        struct netdev_vhost_mempool *mp = netdev_vhost_mempool_get(
+            dev->requested_numa_id, dev->requested_mtu);
         if (!mp) {
             err = ENOMEM;
         } else {
-            mempool_put(dev->mp);
+            netdev_vhost_mempool_put(dev->mp);
             dev->mp = mp;
             dev->mtu = dev->requested_mtu;
             dev->numa_id = dev->requested_numa_id;
@@ -2047,7 +822,7 @@ netdev_vhost_reconfigure(struct netdev *netdev)
 
     netdev->n_rxq = dev->requested_n_qp;
     netdev->n_txq = dev->requested_n_qp;
-    remap_txqs(dev);
+    netdev_vhost_remap_txqs(dev);
 
     if (netdev_vhost_get_vid(dev) >= 0 && dev->mp) {
         atomic_store_relaxed(&dev->ready, true);
@@ -2162,12 +937,6 @@ netdev_vhost_get_carrier(const struct netdev *netdev, bool *carrier)
     return 0;
 }
 
-static long long int
-netdev_vhost_get_carrier_resets(const struct netdev *netdev)
-{
-    return netdev_vhost_cast(netdev)->link_reset_cnt;
-}
-
 static int
 netdev_vhost_update_flags(struct netdev *netdev, enum netdev_flags off,
                           enum netdev_flags on, enum netdev_flags *old_flagsp)
@@ -2185,185 +954,11 @@ netdev_vhost_update_flags(struct netdev *netdev, enum netdev_flags off,
     }
     ovs_mutex_unlock(&dev->mutex);
     if (*old_flagsp & NETDEV_UP && !(dev->flags & NETDEV_UP)) {
-        flush_all(dev, false);
+        netdev_vhost_flush_all(dev, false);
     }
     return 0;
 }
 
-/* Statistics. */
-
-/* Returns DPDK's count of guest notifications (kicks: eventfd writes to
- * the guest's callfd) of the rx vring of queue pair 'q' of device 'vid',
- * or 0 if unknown.  Any non-PMD thread. */
-uint64_t
-netdev_vhost_vring_kicks(int vid, int q)
-{
-    struct rte_vhost_stat_name names[32];
-    struct rte_vhost_stat stats[32];
-    int vring = q * VIRTIO_QNUM + VIRTIO_RXQ;
-
-    if (vid < 0 || vring >= rte_vhost_get_vring_num(vid)) {
-        return 0;
-    }
-    int n = rte_vhost_vring_stats_get_names(vid, vring, names,
-                                            ARRAY_SIZE(names));
-    if (n <= 0 || n > ARRAY_SIZE(names)
-        || rte_vhost_vring_stats_get(vid, vring, stats, n) != n) {
-        return 0;
-    }
-    for (int i = 0; i < n; i++) {
-        const char *suffix = strrchr(names[i].name, '_');
-
-        if (strstr(names[i].name, "guest_notifications")
-            && suffix && stats[i].id < n) {
-            return stats[stats[i].id].value;
-        }
-    }
-    return 0;
-}
-
-/* netdev_class 'get_stats': main thread.  netdev_get_stats() presets every
- * field to all-ones ("unsupported"), so each supported one is assigned. */
-static int
-netdev_vhost_get_stats(const struct netdev *netdev, struct netdev_stats *s)
-{
-    struct netdev_vhost *dev = netdev_vhost_cast(netdev);
-    uint64_t rx_packets = 0, rx_bytes = 0, tx_packets = 0, tx_bytes = 0;
-    uint64_t tx_dropped = 0;
-
-    ovs_mutex_lock(&dev->mutex);
-    for (int q = 0; q < NETDEV_VHOST_MAX_QP; q++) {
-        const struct netdev_vhost_qp *qp = &dev->qps[q];
-
-        rx_packets += qp->rx_packets;
-        rx_bytes += qp->rx_bytes;
-        tx_packets += qp->tx_packets;
-        tx_bytes += qp->tx_bytes;
-        tx_dropped += qp->tx_dropped + qp->tx_staged_dropped;
-    }
-    rte_spinlock_lock(&dev->stats_lock);
-    tx_dropped += dev->tx_failure_drops + dev->tx_mtu_exceeded_drops
-                  + dev->tx_down_drops + dev->tx_qos_drops
-                  + dev->tx_invalid_hwol_drops;
-    s->rx_dropped = dev->rx_dropped;
-    rte_spinlock_unlock(&dev->stats_lock);
-    ovs_mutex_unlock(&dev->mutex);
-
-    s->rx_packets = rx_packets;
-    s->rx_bytes = rx_bytes;
-    s->tx_packets = tx_packets;
-    s->tx_bytes = tx_bytes;
-    s->tx_dropped = tx_dropped;
-    s->rx_errors = 0;
-    s->tx_errors = 0;
-    return 0;
-}
-
-static void
-custom_add(struct netdev_custom_stats *cs, size_t *allocated,
-           const char *name, uint64_t value)
-{
-    if (cs->size >= *allocated) {
-        cs->counters = x2nrealloc(cs->counters, allocated,
-                                  sizeof *cs->counters);
-    }
-    ovs_strlcpy(cs->counters[cs->size].name, name,
-                NETDEV_CUSTOM_STATS_NAME_SIZE);
-    cs->counters[cs->size].value = value;
-    cs->size++;
-}
-
-/* Fills 'cs' with the port's custom statistics: stock's software drop
- * counters, DPDK's per-vring statistics (stock names), and the tx policy's
- * per-queue counters as tx_q<N>_<counter>.  Main thread. */
-static int
-netdev_vhost_get_custom_stats(const struct netdev *netdev,
-                              struct netdev_custom_stats *cs)
-{
-    struct netdev_vhost *dev = netdev_vhost_cast(netdev);
-    size_t allocated = cs->size;
-    uint64_t tx_failure = 0, tx_retries = 0;
-    char name[NETDEV_CUSTOM_STATS_NAME_SIZE];
-
-    ovs_mutex_lock(&dev->mutex);
-    int vid = netdev_vhost_get_vid(dev);
-    int n_qp = MIN(MAX(dev->up.n_txq, dev->up.n_rxq), NETDEV_VHOST_MAX_QP);
-
-    for (int q = 0; q < NETDEV_VHOST_MAX_QP; q++) {
-        tx_failure += dev->qps[q].tx_dropped;
-        tx_retries += dev->qps[q].tx_retries;
-    }
-    rte_spinlock_lock(&dev->stats_lock);
-    tx_failure += dev->tx_failure_drops;
-    uint64_t mtu_drops = dev->tx_mtu_exceeded_drops;
-    uint64_t tx_qos_drops = dev->tx_qos_drops;
-    uint64_t hwol_drops = dev->tx_invalid_hwol_drops;
-    uint64_t rx_qos_drops = dev->rx_qos_drops;
-    rte_spinlock_unlock(&dev->stats_lock);
-
-    custom_add(cs, &allocated, "ovs_tx_failure_drops", tx_failure);
-    custom_add(cs, &allocated, "ovs_tx_mtu_exceeded_drops", mtu_drops);
-    custom_add(cs, &allocated, "ovs_tx_qos_drops", tx_qos_drops);
-    custom_add(cs, &allocated, "ovs_rx_qos_drops", rx_qos_drops);
-    custom_add(cs, &allocated, "ovs_tx_invalid_hwol_drops", hwol_drops);
-    custom_add(cs, &allocated, "tx_retries", tx_retries);
-
-    /* DPDK's per-vring statistics, already named rx_q<N>_... and
-     * tx_q<N>_... by the library. */
-    if (vid >= 0) {
-        uint16_t n_vrings = rte_vhost_get_vring_num(vid);
-        for (int vring = 0; vring < MIN(n_vrings, n_qp * VIRTIO_QNUM);
-             vring++) {
-            struct rte_vhost_stat_name names[32];
-            struct rte_vhost_stat stats[32];
-            int n = rte_vhost_vring_stats_get_names(vid, vring, names,
-                                                    ARRAY_SIZE(names));
-
-            if (n <= 0 || n > ARRAY_SIZE(names)
-                || rte_vhost_vring_stats_get(vid, vring, stats, n) != n) {
-                continue;
-            }
-            for (int i = 0; i < n; i++) {
-                custom_add(cs, &allocated, names[i].name, stats[i].value);
-            }
-        }
-    }
-
-    for (int q = 0; q < n_qp; q++) {
-        struct netdev_vhost_qp *qp = &dev->qps[q];
-        struct vhost_txp_stats st;
-
-        rte_spinlock_lock(&qp->tx_lock);
-        st = qp->txp.stats;
-        int n_staged = qp->txp.n_staged;
-        rte_spinlock_unlock(&qp->tx_lock);
-
-#define ADD(SUFFIX, VALUE)                                              \
-        snprintf(name, sizeof name, "tx_q%d_" SUFFIX, q);               \
-        custom_add(cs, &allocated, name, VALUE)
-        ADD("bursts", st.bursts);
-        ADD("bursts_intr", st.bursts_intr);
-        ADD("sent_immediate", st.sent_immediate);
-        ADD("staged", st.staged);
-        ADD("staged_now", n_staged);
-        ADD("flush_deadline", st.flushes[VHOST_TXP_FLUSH_DEADLINE]);
-        ADD("flush_full", st.flushes[VHOST_TXP_FLUSH_FULL]);
-        ADD("flush_guest", st.flushes[VHOST_TXP_FLUSH_GUEST]);
-        ADD("flush_reconfigure", st.flushes[VHOST_TXP_FLUSH_RECONFIG]);
-        ADD("staged_drops", st.staged_drops);
-        ADD("kicks", qp->kicks_base + netdev_vhost_vring_kicks(vid, q));
-        ADD("max_wait_us", st.max_wait_us);
-        ADD("queries_skipped", qp->queries_skipped);
-#undef ADD
-    }
-    if (dev->mp) {
-        custom_add(cs, &allocated, "ovs_mempool_in_use",
-                   mempool_in_use(dev->mp));
-    }
-    custom_add(cs, &allocated, "vhost_mem_table_msgs", dev->mem_table_msgs);
-    ovs_mutex_unlock(&dev->mutex);
-    return 0;
-}
 
 static const char *
 ring_layout(uint64_t features)
@@ -2552,7 +1147,6 @@ netdev_vhost_set_qos(struct netdev *netdev, const char *type,
     .set_mtu = netdev_vhost_set_mtu,                        \
     .get_ifindex = netdev_vhost_get_ifindex,                \
     .get_carrier = netdev_vhost_get_carrier,                \
-    .get_carrier_resets = netdev_vhost_get_carrier_resets,  \
     .get_stats = netdev_vhost_get_stats,                    \
     .get_custom_stats = netdev_vhost_get_custom_stats,      \
     .get_status = netdev_vhost_get_status,                  \
@@ -2568,7 +1162,6 @@ netdev_vhost_set_qos(struct netdev *netdev, const char *type,
     .rxq_dealloc = netdev_vhost_rxq_dealloc,                \
     .rxq_recv = netdev_vhost_rxq_recv,                      \
     .rxq_enabled = netdev_vhost_rxq_enabled
-
 static const struct netdev_class netdev_vhost_server_class = {
     .type = "dpdkvhostuser",
     .construct = netdev_vhost_server_construct,
@@ -2621,7 +1214,7 @@ netdev_vhost_register(const struct smap *ovs_other_config)
     };
     struct ds taken = DS_EMPTY_INITIALIZER;
 
-    event_seq = seq_create();
+    netdev_vhost_events_init();
     parse_vhost_config(ovs_other_config);
     netdev_vhost_set_other_config(ovs_other_config);
 
@@ -2643,8 +1236,6 @@ netdev_vhost_register(const struct smap *ovs_other_config)
     ds_destroy(&taken);
 }
 
-/* Looks up a port of our classes by name for the operator commands.
- * Returns it with a reference taken (netdev_close() it), or NULL. */
 struct netdev *
 netdev_vhost_lookup(const char *name)
 {
@@ -2657,7 +1248,6 @@ netdev_vhost_lookup(const char *name)
     return netdev;
 }
 
-/* Calls 'cb' for every port of our classes, sorted by name.  Main thread. */
 void
 netdev_vhost_for_each(void (*cb)(struct netdev_vhost *, void *aux),
                       void *aux)

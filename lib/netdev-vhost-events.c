@@ -1,0 +1,539 @@
+/*
+ * Copyright (c) 2026 The ovs-netdev-vhost authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at:
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+/* The rte_vhost callbacks of the netdev-vhost class: connections and
+ * devices coming and going (new_connection, new_device, destroy_device,
+ * ...), vring state changes, and the vhost-user message hooks of the ring
+ * guard, all run by DPDK's vhost-events thread (and, for a connected
+ * guest, by the main thread inside rte_vhost_driver_unregister()).  Owns
+ * the device id map and the list of vring events deferred to the main
+ * thread, which the class's run function (lib/netdev-vhost.c) drains with
+ * netdev_vhost_events_run(). */
+
+#include <config.h>
+
+#include "netdev-vhost-private.h"
+#include "netdev-vhost-guard.h"
+#include "netdev-vhost-stats.h"
+
+#include <limits.h>
+#include <string.h>
+
+#include <rte_vhost.h>
+
+#include "connectivity.h"
+#include "netdev-provider.h"
+#include "openvswitch/list.h"
+#include "openvswitch/poll-loop.h"
+#include "openvswitch/vlog.h"
+#include "seq.h"
+#include "util.h"
+
+#define this_module (*VLM_netdev_vhost)
+
+/* rte_vhost device id -> port, for the message hooks, which get only the
+ * id.  Written by the vhost-events thread and the main thread under
+ * 'vid_map_mutex'; never taken by PMD threads. */
+static struct ovs_mutex vid_map_mutex = OVS_MUTEX_INITIALIZER;
+static struct netdev_vhost *vid_map[NETDEV_VHOST_MAX_VID]
+    OVS_GUARDED_BY(vid_map_mutex);
+
+/* Source of connection generations (struct netdev_vhost's conn_gen),
+ * unique over all ports, also a port deleted and added again under the
+ * same name.  'vid_map_mutex'. */
+static uint64_t conn_gen_last OVS_GUARDED_BY(vid_map_mutex);
+
+/* True if 'vid' is a device id the map can hold. */
+static inline bool
+vid_in_map(int vid)
+{
+    return vid >= 0 && vid < NETDEV_VHOST_MAX_VID;
+}
+
+/* Vring state changes, deferred from the vhost-events thread to the main
+ * thread: the callback runs with the library's queue locks held, where
+ * rte_vhost_enable_guest_notification() must not be called.  An event
+ * names the port and the generation of its connection (conn_gen), not only
+ * the device id: rte_vhost reuses ids, and an event of a gone connection
+ * must not change the queues of the next one.  At most one event per
+ * connection and vring is pending: a later change updates it (a guest
+ * flooding SET_VRING_ENABLE costs no memory). */
+struct vring_event {
+    struct ovs_list node;
+    char *name;                 /* Port name. */
+    uint64_t gen;               /* Its conn_gen when the event came. */
+    int vid;
+    uint16_t vring;
+    bool enable;                /* Latest state. */
+    bool was_disabled;          /* Disabled at least once meanwhile. */
+};
+static struct ovs_mutex event_mutex = OVS_MUTEX_INITIALIZER;
+static struct ovs_list event_list OVS_GUARDED_BY(event_mutex)
+    = OVS_LIST_INITIALIZER(&event_list);
+static size_t n_events OVS_GUARDED_BY(event_mutex);
+static struct seq *event_seq;
+
+static struct netdev_vhost *
+vid_map_get(int vid)
+{
+    struct netdev_vhost *dev = NULL;
+
+    if (vid_in_map(vid)) {
+        ovs_mutex_lock(&vid_map_mutex);
+        dev = vid_map[vid];
+        ovs_mutex_unlock(&vid_map_mutex);
+    }
+    return dev;
+}
+
+/* A vhost-user message starts with its request code, 32 bits (vhost-user
+ * protocol, "Message Specification"); SET_MEM_TABLE is 5. */
+#define VHOST_USER_REQ_SET_MEM_TABLE 5
+
+/* The ring guard's hook before the library handles a vhost-user message
+ * (lib/netdev-vhost-guard.h): closes the guard of the port of 'vid'. */
+static enum rte_vhost_msg_result
+ring_guard_pre_msg(int vid, void *msg)
+{
+    uint32_t request;
+
+    memcpy(&request, msg, sizeof request);
+    ovs_mutex_lock(&vid_map_mutex);
+    struct netdev_vhost *dev = vid_in_map(vid) ? vid_map[vid] : NULL;
+    if (dev) {
+        if (dev->in_msg) {
+            /* The library skipped the post hook: the previous message
+             * failed (and the front-end asked for a reply, or the
+             * connection would be gone).  The guard stayed closed since
+             * then; this message's post hook re-opens it. */
+            netdev_vhost_cov_pending(NETDEV_VHOST_COV_RING_GUARD_MSG_FAILED,
+                                     1);
+        }
+        dev->in_msg = true;
+        netdev_vhost_guard_close(dev);
+        if (request == VHOST_USER_REQ_SET_MEM_TABLE) {
+            dev->mem_table_msgs++;
+        }
+    }
+    ovs_mutex_unlock(&vid_map_mutex);
+    return RTE_VHOST_MSG_RESULT_NOT_HANDLED;
+}
+
+/* The ring guard's hook after the library handled a message: reopens the
+ * guard with the rings as they are now. */
+static enum rte_vhost_msg_result
+ring_guard_post_msg(int vid, void *msg OVS_UNUSED)
+{
+    ovs_mutex_lock(&vid_map_mutex);
+    struct netdev_vhost *dev = vid_in_map(vid) ? vid_map[vid] : NULL;
+    if (dev) {
+        dev->in_msg = false;
+        if (netdev_vhost_get_vid(dev) == vid) {
+            netdev_vhost_guard_open(dev, vid);
+        }
+    }
+    ovs_mutex_unlock(&vid_map_mutex);
+    return RTE_VHOST_MSG_RESULT_NOT_HANDLED;
+}
+
+static const struct rte_vhost_user_extern_ops ring_guard_ops = {
+    .pre_msg_handle = ring_guard_pre_msg,
+    .post_msg_handle = ring_guard_post_msg,
+};
+
+static int
+new_connection(int vid)
+{
+    char ifname[PATH_MAX];
+
+    rte_vhost_get_ifname(vid, ifname, sizeof ifname);
+    ovs_mutex_lock(&netdev_vhost_mutex);
+    struct netdev_vhost *dev = netdev_vhost_find_by_ifname(ifname);
+    if (dev && vid_in_map(vid)) {
+        ovs_mutex_lock(&vid_map_mutex);
+        vid_map[vid] = dev;
+        dev->conn_gen = ++conn_gen_last;
+        dev->in_msg = false;
+        ovs_mutex_unlock(&vid_map_mutex);
+        if (rte_vhost_extern_callback_register(vid, &ring_guard_ops, dev)) {
+            VLOG_WARN("%s: could not register vhost-user message hooks",
+                      netdev_get_name(&dev->up));
+        }
+    }
+    ovs_mutex_unlock(&netdev_vhost_mutex);
+    return 0;
+}
+
+static void
+destroy_connection(int vid)
+{
+    struct netdev_vhost *dev = NULL;
+
+    ovs_mutex_lock(&netdev_vhost_mutex);
+    if (vid_in_map(vid)) {
+        ovs_mutex_lock(&vid_map_mutex);
+        dev = vid_map[vid];
+        vid_map[vid] = NULL;
+        if (dev) {
+            dev->conn_gen = ++conn_gen_last;
+        }
+        ovs_mutex_unlock(&vid_map_mutex);
+    }
+    if (dev) {
+        /* Back to one queue pair until the next guest offers more, as
+         * stock OVS does. */
+        ovs_mutex_lock(&dev->mutex);
+        if (dev->requested_n_qp != 1) {
+            dev->requested_n_qp = 1;
+            netdev_request_reconfigure(&dev->up);
+        }
+        ovs_mutex_unlock(&dev->mutex);
+    }
+    ovs_mutex_unlock(&netdev_vhost_mutex);
+}
+
+/* netdev_change_seq_changed() for the vhost-events thread.  OVS's version
+ * wakes the main thread (connectivity seq) before it bumps the port's
+ * change_seq: the main thread can refresh the port's database status in
+ * between, find the port unchanged and not look again, so that link_state
+ * and status stay stale (seen when guests reconnect to a restarted
+ * ovs-vswitchd).  Waking the main thread again after the bump closes that
+ * window. */
+static void
+change_seq_changed_async(struct netdev_vhost *dev)
+{
+    netdev_change_seq_changed(&dev->up);
+    seq_change(connectivity_seq_get());
+}
+
+/* Guest->host notifications stay off on every vring (the PMD polls):
+ * applied at new_device and again whenever a vring becomes enabled (seed
+ * 000: a setting made before a vring is ready may not stick). */
+static void
+disable_guest_notifications(int vid, int vring)
+{
+    int err = rte_vhost_enable_guest_notification(vid, vring, 0);
+
+    if (err) {
+        VLOG_DBG("vid %d vring %d: could not disable notifications (%d)",
+                 vid, vring, err);
+    }
+}
+
+static int
+new_device(int vid)
+{
+    char ifname[PATH_MAX];
+    struct netdev_vhost *dev;
+    int numa;
+
+    rte_vhost_get_ifname(vid, ifname, sizeof ifname);
+    ovs_mutex_lock(&netdev_vhost_mutex);
+    dev = netdev_vhost_find_by_ifname(ifname);
+    if (!dev) {
+        ovs_mutex_unlock(&netdev_vhost_mutex);
+        VLOG_INFO("vHost Device '%s' can't be added - name not found",
+                  ifname);
+        return -1;
+    }
+
+    ovs_mutex_lock(&dev->mutex);
+    uint16_t n_vrings = rte_vhost_get_vring_num(vid);
+    int n_qp = MIN(n_vrings / VIRTIO_QNUM, NETDEV_VHOST_MAX_QP);
+
+    numa = rte_vhost_get_numa_node(vid);
+    if (numa < 0) {
+        numa = dev->numa_id;
+    }
+    for (int i = 0; i < n_vrings; i++) {
+        disable_guest_notifications(vid, i);
+    }
+    /* DPDK's per-vring statistics start at zero only on a new connection:
+     * a device stopped and started on the same one (the guest's driver
+     * reloaded, the guest rebooted) keeps counting, and destroy_device()
+     * already added those kicks to kicks_base. */
+    for (int q = 0; q < NETDEV_VHOST_MAX_QP; q++) {
+        dev->qps[q].kicks_base -= netdev_vhost_vring_kicks(vid, q);
+    }
+
+    ovs_mutex_lock(&vid_map_mutex);
+    if (vid_in_map(vid)) {
+        vid_map[vid] = dev;
+    }
+    ovsrcu_index_set(&dev->vid, vid);
+    netdev_vhost_guard_close(dev);
+    netdev_vhost_guard_open(dev, vid);
+    ovs_mutex_unlock(&vid_map_mutex);
+
+    if (dev->requested_n_qp != n_qp || dev->up.n_rxq != n_qp
+        || numa != dev->numa_id || !dev->mp) {
+        dev->requested_n_qp = n_qp;
+        dev->requested_numa_id = numa;
+        netdev_request_reconfigure(&dev->up);
+    } else {
+        atomic_store_relaxed(&dev->ready, true);
+    }
+    change_seq_changed_async(dev);
+    ovs_mutex_unlock(&dev->mutex);
+    ovs_mutex_unlock(&netdev_vhost_mutex);
+
+    VLOG_INFO("vHost Device '%s' has been added on numa node %i",
+              ifname, numa);
+    return 0;
+}
+
+static void
+destroy_device(int vid)
+{
+    char ifname[PATH_MAX];
+    struct netdev_vhost *dev, *found;
+
+    rte_vhost_get_ifname(vid, ifname, sizeof ifname);
+    ovs_mutex_lock(&netdev_vhost_mutex);
+    dev = found = netdev_vhost_find_by_vid(vid);
+    if (found) {
+        ovs_mutex_lock(&dev->mutex);
+        atomic_store_relaxed(&dev->ready, false);
+        ovs_mutex_lock(&vid_map_mutex);
+        netdev_vhost_guard_close(dev);
+        ovsrcu_index_set(&dev->vid, -1);
+        atomic_thread_fence(memory_order_seq_cst);
+        ovs_mutex_unlock(&vid_map_mutex);
+
+        /* Keep the kick counts of this connection: DPDK's per-vring
+         * statistics vanish with the device. */
+        for (int q = 0; q < NETDEV_VHOST_MAX_QP; q++) {
+            struct netdev_vhost_qp *qp = &dev->qps[q];
+
+            qp->kicks_base += netdev_vhost_vring_kicks(vid, q);
+            qp->tx_enabled = false;
+            qp->rx_enabled = false;
+        }
+        netdev_vhost_remap_txqs(dev);
+        change_seq_changed_async(dev);
+        ovs_mutex_unlock(&dev->mutex);
+    }
+    ovs_mutex_unlock(&netdev_vhost_mutex);
+
+    if (found) {
+        /* DPDK frees the device when this returns: wait until no thread
+         * uses 'vid' any more, and only for the threads that may use it.
+         * Not ovsrcu_synchronize(): that waits for every thread, also the
+         * main thread, which may be waiting for this callback to return in
+         * rte_vhost_driver_unregister() (netdev_vhost_destruct(), a port
+         * deleted as its guest leaves): a deadlock.  'found' stays valid:
+         * unregistering its socket waits for this callback to return.
+         *
+         * Rx: each rxq's PMD thread flags its use of the id (rx_busy).
+         * Tx: every tx path reads the id under the queue's tx_lock, and
+         * netdev_vhost_flush_all() takes each tx_lock once; it drops what
+         * is staged: the guest's rx vrings are gone. */
+        for (int q = 0; q < NETDEV_VHOST_MAX_QP; q++) {
+            netdev_vhost_wait_while_set(&found->qps[q].rx_busy);
+        }
+        netdev_vhost_flush_all(found, true);
+        VLOG_INFO("vHost Device '%s' has been removed", ifname);
+    } else {
+        VLOG_INFO("vHost Device '%s' not found", ifname);
+    }
+}
+
+/* Stock OVS 3.1 warns when this many vring events wait for the main
+ * thread (netdev-dpdk.c, vring_state_changed()). */
+#define VRING_EVENTS_WARN 1000
+
+static int
+vring_state_changed(int vid, uint16_t vring, int enable)
+{
+    static struct vlog_rate_limit rl = VLOG_RATE_LIMIT_INIT(1, 5);
+    struct vring_event *ev;
+    uint64_t gen = 0;
+    char *name = NULL;
+
+    ovs_mutex_lock(&vid_map_mutex);
+    if (vid_in_map(vid) && vid_map[vid]) {
+        name = xstrdup(netdev_get_name(&vid_map[vid]->up));
+        gen = vid_map[vid]->conn_gen;
+    }
+    ovs_mutex_unlock(&vid_map_mutex);
+    if (!name) {
+        return 0;               /* Not a connection of ours (any more). */
+    }
+
+    ovs_mutex_lock(&event_mutex);
+    LIST_FOR_EACH (ev, node, &event_list) {
+        if (ev->gen == gen && ev->vring == vring && !strcmp(ev->name, name)) {
+            ev->enable = enable != 0;
+            ev->was_disabled |= !enable;
+            ovs_mutex_unlock(&event_mutex);
+            netdev_vhost_cov_pending(NETDEV_VHOST_COV_EVENTS_COALESCED, 1);
+            free(name);
+            return 0;
+        }
+    }
+    ev = xzalloc(sizeof *ev);
+    ev->name = name;
+    ev->gen = gen;
+    ev->vid = vid;
+    ev->vring = vring;
+    ev->enable = enable != 0;
+    ev->was_disabled = !enable;
+    ovs_list_push_back(&event_list, &ev->node);
+    if (++n_events == VRING_EVENTS_WARN) {
+        VLOG_WARN_RL(&rl, "%d vring state changes wait for the main thread",
+                     VRING_EVENTS_WARN);
+    }
+    ovs_mutex_unlock(&event_mutex);
+    seq_change(event_seq);
+    return 0;
+}
+
+static int
+features_changed(int vid, uint64_t features)
+{
+    struct netdev_vhost *dev = vid_map_get(vid);
+
+    if (dev) {
+        VLOG_INFO("%s: virtio features changed to 0x%016"PRIx64,
+                  netdev_get_name(&dev->up), features);
+    }
+    return 0;
+}
+
+const struct rte_vhost_device_ops netdev_vhost_device_ops = {
+    .new_device = new_device,
+    .destroy_device = destroy_device,
+    .vring_state_changed = vring_state_changed,
+    .features_changed = features_changed,
+    .new_connection = new_connection,
+    .destroy_connection = destroy_connection,
+};
+
+/* Applies one deferred vring state change.  Main thread. */
+static void
+apply_vring_event(const struct vring_event *ev)
+{
+    int q = ev->vring / VIRTIO_QNUM;
+    bool is_rx = ev->vring % VIRTIO_QNUM == VIRTIO_TXQ;
+    struct netdev_vhost *dev;
+
+    /* Vrings become ready before new_device(), so look the port up by its
+     * connection, not by its running device: by name, and only if the
+     * connection the event came from is still the port's. */
+    ovs_mutex_lock(&netdev_vhost_mutex);
+    dev = netdev_vhost_find_by_name(ev->name);
+    if (!dev || q >= NETDEV_VHOST_MAX_QP) {
+        ovs_mutex_unlock(&netdev_vhost_mutex);
+        return;
+    }
+    ovs_mutex_lock(&dev->mutex);
+    ovs_mutex_lock(&vid_map_mutex);
+    bool current = dev->conn_gen == ev->gen;
+    ovs_mutex_unlock(&vid_map_mutex);
+    if (!current) {
+        VLOG_DBG("%s: ignoring a state change of vring %d of a closed "
+                 "connection", ev->name, ev->vring);
+        ovs_mutex_unlock(&dev->mutex);
+        ovs_mutex_unlock(&netdev_vhost_mutex);
+        return;
+    }
+    /* The connection cannot end meanwhile: destroy_connection() waits for
+     * netdev_vhost_mutex. */
+    if (ev->enable) {
+        disable_guest_notifications(ev->vid, ev->vring);
+    }
+    if (is_rx) {
+        dev->qps[q].rx_enabled = ev->enable;
+    } else {
+        struct netdev_vhost_qp *qp = &dev->qps[q];
+
+        qp->tx_enabled = ev->enable;
+        if (ev->was_disabled) {
+            /* The guest took its rx vring away (and maybe gave it back
+             * since): what is staged for it can no longer be placed. */
+            netdev_vhost_txq_flush(dev, q, NETDEV_VHOST_TXQ_DROP);
+        }
+        netdev_vhost_remap_txqs(dev);
+    }
+    netdev_change_seq_changed(&dev->up);
+    /* Stock's message, once per state the vring went through. */
+    for (int i = ev->was_disabled && ev->enable ? 0 : 1; i < 2; i++) {
+        bool enable = i ? ev->enable : false;
+
+        VLOG_INFO("State of queue %d ( %s_qid %d ) of vhost device '%s' "
+                  "changed to '%s'", ev->vring, is_rx ? "rx" : "tx", q,
+                  dev->registered_id ? dev->registered_id : "",
+                  enable ? "enabled" : "disabled");
+    }
+    ovs_mutex_unlock(&dev->mutex);
+    ovs_mutex_unlock(&netdev_vhost_mutex);
+}
+
+
+void
+netdev_vhost_events_init(void)
+{
+    event_seq = seq_create();
+}
+
+void
+netdev_vhost_events_run(void)
+{
+    struct ovs_list events;
+
+    ovs_list_init(&events);
+    ovs_mutex_lock(&event_mutex);
+    ovs_list_push_back_all(&events, &event_list);
+    n_events = 0;
+    ovs_mutex_unlock(&event_mutex);
+
+    struct vring_event *ev;
+    LIST_FOR_EACH_POP (ev, node, &events) {
+        apply_vring_event(ev);
+        free(ev->name);
+        free(ev);
+    }
+}
+
+void
+netdev_vhost_events_wait(void)
+{
+    uint64_t seqno = seq_read(event_seq);
+    bool pending;
+
+    ovs_mutex_lock(&event_mutex);
+    pending = !ovs_list_is_empty(&event_list);
+    ovs_mutex_unlock(&event_mutex);
+    if (pending) {
+        poll_immediate_wake();
+    } else {
+        seq_wait(event_seq, seqno);
+    }
+}
+
+void
+netdev_vhost_events_forget(struct netdev_vhost *dev)
+{
+    ovs_mutex_lock(&vid_map_mutex);
+    for (int i = 0; i < NETDEV_VHOST_MAX_VID; i++) {
+        if (vid_map[i] == dev) {
+            vid_map[i] = NULL;
+        }
+    }
+    dev->conn_gen = ++conn_gen_last;
+    dev->in_msg = false;
+    ovs_mutex_unlock(&vid_map_mutex);
+}

@@ -1,0 +1,463 @@
+/*
+ * Copyright (c) 2026 The ovs-netdev-vhost authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at:
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+/* Statistics of netdev-vhost ports (see lib/netdev-vhost-stats.h): the
+ * table of counters and everything that reads or clears them.  Main
+ * thread: the class's get_stats and get_custom_stats (lib/netdev-vhost.c)
+ * and the operator commands (lib/netdev-vhost-unixctl.c) call it; the
+ * vhost-events thread reads DPDK's kick counts through
+ * netdev_vhost_vring_kicks(). */
+
+#include <config.h>
+
+#include "netdev-vhost-stats.h"
+#include "netdev-vhost-private.h"
+#include "netdev-vhost-mempool.h"
+
+#include <inttypes.h>
+#include <string.h>
+
+#include <rte_vhost.h>
+
+#include "netdev.h"
+#include "openvswitch/dynamic-string.h"
+#include "smap.h"
+#include "util.h"
+
+/* The counters.  A port counter appears once per port in the custom
+ * statistics, a queue counter once per queue pair as tx_q<N>_<name>; a
+ * counter without a name only in netdev-vhost/show.  'clearable' ones are
+ * those netdev-vhost/clear-stats resets. */
+enum stat_scope {
+    STAT_PORT,                  /* Listed before DPDK's vring counters. */
+    STAT_QUEUE,                 /* Per queue pair, after DPDK's. */
+    STAT_PORT_END,              /* Listed after the queue counters. */
+};
+
+enum stat {
+    /* Port counters. */
+    ST_TX_FAILURE_DROPS,
+    ST_TX_MTU_EXCEEDED_DROPS,
+    ST_TX_QOS_DROPS,
+    ST_RX_QOS_DROPS,
+    ST_TX_INVALID_HWOL_DROPS,
+    ST_TX_RETRIES,
+    /* Queue counters. */
+    ST_Q_BURSTS,
+    ST_Q_BURSTS_INTR,
+    ST_Q_SENT_IMMEDIATE,
+    ST_Q_STAGED,
+    ST_Q_STAGED_NOW,
+    ST_Q_FLUSH_DEADLINE,
+    ST_Q_FLUSH_FULL,
+    ST_Q_FLUSH_GUEST,
+    ST_Q_FLUSH_RECONFIG,
+    ST_Q_STAGED_DROPS,
+    ST_Q_KICKS,
+    ST_Q_MAX_WAIT_US,
+    ST_Q_QUERIES_SKIPPED,
+    ST_Q_SHOW_DROPS,
+    /* Port counters listed last. */
+    ST_MEMPOOL_IN_USE,
+    ST_MEM_TABLE_MSGS,
+    N_STATS
+};
+
+struct stat_def {
+    const char *name;           /* Custom statistic, or NULL: show only. */
+    enum stat_scope scope;
+    bool clearable;
+    const char *unit;           /* Unit and meaning. */
+};
+
+static const struct stat_def stat_defs[N_STATS] = {
+    [ST_TX_FAILURE_DROPS] = { "ovs_tx_failure_drops", STAT_PORT, false,
+        "packets not accepted by the guest after retries, or no mbuf" },
+    [ST_TX_MTU_EXCEEDED_DROPS] = { "ovs_tx_mtu_exceeded_drops", STAT_PORT,
+        false, "packets longer than the MTU allows" },
+    [ST_TX_QOS_DROPS] = { "ovs_tx_qos_drops", STAT_PORT, false,
+        "packets dropped by egress QoS" },
+    [ST_RX_QOS_DROPS] = { "ovs_rx_qos_drops", STAT_PORT, false,
+        "packets dropped by the ingress policer" },
+    [ST_TX_INVALID_HWOL_DROPS] = { "ovs_tx_invalid_hwol_drops", STAT_PORT,
+        false, "TSO packets without an L4 header" },
+    [ST_TX_RETRIES] = { "tx_retries", STAT_PORT, false,
+        "enqueue retries (options:tx-retries-max)" },
+    [ST_Q_BURSTS] = { "bursts", STAT_QUEUE, true, "send calls" },
+    [ST_Q_BURSTS_INTR] = { "bursts_intr", STAT_QUEUE, true,
+        "send calls while the guest wanted interrupts" },
+    [ST_Q_SENT_IMMEDIATE] = { "sent_immediate", STAT_QUEUE, true,
+        "packets enqueued without staging" },
+    [ST_Q_STAGED] = { "staged", STAT_QUEUE, true, "packets staged" },
+    [ST_Q_STAGED_NOW] = { "staged_now", STAT_QUEUE, false,
+        "packets staged at this moment" },
+    [ST_Q_FLUSH_DEADLINE] = { "flush_deadline", STAT_QUEUE, true,
+        "flushes: the oldest staged packet reached the interval" },
+    [ST_Q_FLUSH_FULL] = { "flush_full", STAT_QUEUE, true,
+        "flushes: a full burst staged" },
+    [ST_Q_FLUSH_GUEST] = { "flush_guest", STAT_QUEUE, true,
+        "flushes: the guest stopped wanting interrupts" },
+    [ST_Q_FLUSH_RECONFIG] = { "flush_reconfigure", STAT_QUEUE, true,
+        "flushes: reconfigure, disable or destroy" },
+    [ST_Q_STAGED_DROPS] = { "staged_drops", STAT_QUEUE, true,
+        "staged packets dropped: the queue or device went away" },
+    [ST_Q_KICKS] = { "kicks", STAT_QUEUE, true,
+        "guest notifications (eventfd writes), all connections" },
+    [ST_Q_MAX_WAIT_US] = { "max_wait_us", STAT_QUEUE, true,
+        "longest a packet stayed staged, microseconds" },
+    [ST_Q_QUERIES_SKIPPED] = { "queries_skipped", STAT_QUEUE, true,
+        "ring questions not asked: the ring was being changed" },
+    [ST_Q_SHOW_DROPS] = { NULL, STAT_QUEUE, true,
+        "packets not accepted after retries and staged drops" },
+    [ST_MEMPOOL_IN_USE] = { "ovs_mempool_in_use", STAT_PORT_END, false,
+        "mbufs of the port's mempool in use (port has a mempool)" },
+    [ST_MEM_TABLE_MSGS] = { "vhost_mem_table_msgs", STAT_PORT_END, false,
+        "VHOST_USER_SET_MEM_TABLE messages" },
+};
+
+/* The largest number of statistics DPDK keeps per vring. */
+#define VRING_STATS_MAX 32
+
+/* The one reader of DPDK's per-vring statistics: reads those of vring
+ * 'vring' of device 'vid' into 'names' and 'stats' (VRING_STATS_MAX each)
+ * and returns how many, or 0 if there are none or they cannot be read. */
+static int
+vring_stats_read(int vid, int vring, struct rte_vhost_stat_name *names,
+                 struct rte_vhost_stat *stats)
+{
+    int n = rte_vhost_vring_stats_get_names(vid, vring, names,
+                                            VRING_STATS_MAX);
+
+    if (n <= 0 || n > VRING_STATS_MAX
+        || rte_vhost_vring_stats_get(vid, vring, stats, n) != n) {
+        return 0;
+    }
+    return n;
+}
+
+uint64_t
+netdev_vhost_vring_kicks(int vid, int q)
+{
+    struct rte_vhost_stat_name names[VRING_STATS_MAX];
+    struct rte_vhost_stat stats[VRING_STATS_MAX];
+    int vring = netdev_vhost_tx_vring(q);
+
+    if (vid < 0 || vring >= rte_vhost_get_vring_num(vid)) {
+        return 0;
+    }
+    int n = vring_stats_read(vid, vring, names, stats);
+    for (int i = 0; i < n; i++) {
+        const char *suffix = strrchr(names[i].name, '_');
+
+        if (strstr(names[i].name, "guest_notifications")
+            && suffix && stats[i].id < n) {
+            return stats[stats[i].id].value;
+        }
+    }
+    return 0;
+}
+
+/* Reads the port counters of 'dev' into 'v'.  dev->mutex held. */
+static void
+port_stats_read(struct netdev_vhost *dev, uint64_t v[N_STATS])
+    OVS_REQUIRES(dev->mutex)
+{
+    uint64_t tx_failure = 0, tx_retries = 0;
+
+    for (int q = 0; q < NETDEV_VHOST_MAX_QP; q++) {
+        tx_failure += dev->qps[q].tx_dropped;
+        tx_retries += dev->qps[q].tx_retries;
+    }
+    rte_spinlock_lock(&dev->stats_lock);
+    v[ST_TX_FAILURE_DROPS] = tx_failure + dev->tx_failure_drops;
+    v[ST_TX_MTU_EXCEEDED_DROPS] = dev->tx_mtu_exceeded_drops;
+    v[ST_TX_QOS_DROPS] = dev->tx_qos_drops;
+    v[ST_RX_QOS_DROPS] = dev->rx_qos_drops;
+    v[ST_TX_INVALID_HWOL_DROPS] = dev->tx_invalid_hwol_drops;
+    rte_spinlock_unlock(&dev->stats_lock);
+    v[ST_TX_RETRIES] = tx_retries;
+    v[ST_MEMPOOL_IN_USE] = netdev_vhost_mempool_in_use(dev->mp);
+    v[ST_MEM_TABLE_MSGS] = dev->mem_table_msgs;
+}
+
+/* Reads the queue counters of queue pair 'q' of 'dev', whose device id is
+ * 'vid', into 'v', and into '*wants' and '*enabled' the last answer of
+ * the ring question and whether the guest enabled the queue.  One copy
+ * under the queue's tx_lock; DPDK's kick count is read after it.
+ * dev->mutex held. */
+static void
+queue_stats_read(struct netdev_vhost *dev, int vid, int q,
+                 uint64_t v[N_STATS], bool *wants, bool *enabled)
+    OVS_REQUIRES(dev->mutex)
+{
+    struct netdev_vhost_qp *qp = &dev->qps[q];
+
+    rte_spinlock_lock(&qp->tx_lock);
+    struct vhost_txp_stats st = qp->txp.stats;
+    v[ST_Q_STAGED_NOW] = qp->txp.n_staged;
+    v[ST_Q_SHOW_DROPS] = qp->tx_dropped - qp->tx_dropped_base
+                         + st.staged_drops;
+    v[ST_Q_QUERIES_SKIPPED] = qp->queries_skipped;
+    *wants = qp->last_wants_intr;
+    *enabled = qp->tx_enabled;
+    rte_spinlock_unlock(&qp->tx_lock);
+
+    v[ST_Q_BURSTS] = st.bursts;
+    v[ST_Q_BURSTS_INTR] = st.bursts_intr;
+    v[ST_Q_SENT_IMMEDIATE] = st.sent_immediate;
+    v[ST_Q_STAGED] = st.staged;
+    v[ST_Q_FLUSH_DEADLINE] = st.flushes[VHOST_TXP_FLUSH_DEADLINE];
+    v[ST_Q_FLUSH_FULL] = st.flushes[VHOST_TXP_FLUSH_FULL];
+    v[ST_Q_FLUSH_GUEST] = st.flushes[VHOST_TXP_FLUSH_GUEST];
+    v[ST_Q_FLUSH_RECONFIG] = st.flushes[VHOST_TXP_FLUSH_RECONFIG];
+    v[ST_Q_STAGED_DROPS] = st.staged_drops;
+    v[ST_Q_MAX_WAIT_US] = st.max_wait_us;
+    v[ST_Q_KICKS] = qp->kicks_base + netdev_vhost_vring_kicks(vid, q);
+}
+
+/* Number of queue pairs statistics are reported for. */
+static int
+stats_n_qp(const struct netdev_vhost *dev)
+{
+    return MIN(MAX(dev->up.n_txq, dev->up.n_rxq), NETDEV_VHOST_MAX_QP);
+}
+
+int
+netdev_vhost_get_stats(const struct netdev *netdev, struct netdev_stats *s)
+{
+    struct netdev_vhost *dev = netdev_vhost_cast(netdev);
+    uint64_t rx_packets = 0, rx_bytes = 0, tx_packets = 0, tx_bytes = 0;
+    uint64_t tx_dropped = 0;
+
+    /* netdev_get_stats() presets every field to all-ones ("unsupported"),
+     * so each supported one is assigned. */
+    ovs_mutex_lock(&dev->mutex);
+    for (int q = 0; q < NETDEV_VHOST_MAX_QP; q++) {
+        const struct netdev_vhost_qp *qp = &dev->qps[q];
+
+        rx_packets += qp->rx_packets;
+        rx_bytes += qp->rx_bytes;
+        tx_packets += qp->tx_packets;
+        tx_bytes += qp->tx_bytes;
+        tx_dropped += qp->tx_dropped + qp->tx_staged_dropped;
+    }
+    rte_spinlock_lock(&dev->stats_lock);
+    tx_dropped += dev->tx_failure_drops + dev->tx_mtu_exceeded_drops
+                  + dev->tx_down_drops + dev->tx_qos_drops
+                  + dev->tx_invalid_hwol_drops;
+    s->rx_dropped = dev->rx_dropped;
+    rte_spinlock_unlock(&dev->stats_lock);
+    ovs_mutex_unlock(&dev->mutex);
+
+    s->rx_packets = rx_packets;
+    s->rx_bytes = rx_bytes;
+    s->tx_packets = tx_packets;
+    s->tx_bytes = tx_bytes;
+    s->tx_dropped = tx_dropped;
+    s->rx_errors = 0;
+    s->tx_errors = 0;
+    return 0;
+}
+
+static void
+custom_add(struct netdev_custom_stats *cs, size_t *allocated,
+           const char *name, uint64_t value)
+{
+    if (cs->size >= *allocated) {
+        cs->counters = x2nrealloc(cs->counters, allocated,
+                                  sizeof *cs->counters);
+    }
+    ovs_strlcpy(cs->counters[cs->size].name, name,
+                NETDEV_CUSTOM_STATS_NAME_SIZE);
+    cs->counters[cs->size].value = value;
+    cs->size++;
+}
+
+/* Appends the port counters of 'scope' in 'v' to 'cs'. */
+static void
+custom_add_port(const struct netdev_vhost *dev,
+                struct netdev_custom_stats *cs, size_t *allocated,
+                enum stat_scope scope, const uint64_t v[N_STATS])
+{
+    for (int i = 0; i < N_STATS; i++) {
+        if (stat_defs[i].scope == scope && stat_defs[i].name
+            && (i != ST_MEMPOOL_IN_USE || dev->mp)) {
+            custom_add(cs, allocated, stat_defs[i].name, v[i]);
+        }
+    }
+}
+
+int
+netdev_vhost_get_custom_stats(const struct netdev *netdev,
+                              struct netdev_custom_stats *cs)
+{
+    struct netdev_vhost *dev = netdev_vhost_cast(netdev);
+    size_t allocated = cs->size;
+    char name[NETDEV_CUSTOM_STATS_NAME_SIZE];
+    uint64_t v[N_STATS];
+
+    ovs_mutex_lock(&dev->mutex);
+    int vid = netdev_vhost_get_vid(dev);
+    int n_qp = stats_n_qp(dev);
+
+    port_stats_read(dev, v);
+    custom_add_port(dev, cs, &allocated, STAT_PORT, v);
+
+    /* DPDK's per-vring statistics, already named rx_q<N>_... and
+     * tx_q<N>_... by the library. */
+    if (vid >= 0) {
+        uint16_t n_vrings = rte_vhost_get_vring_num(vid);
+        for (int vring = 0; vring < MIN(n_vrings, n_qp * VIRTIO_QNUM);
+             vring++) {
+            struct rte_vhost_stat_name names[VRING_STATS_MAX];
+            struct rte_vhost_stat stats[VRING_STATS_MAX];
+            int n = vring_stats_read(vid, vring, names, stats);
+
+            for (int i = 0; i < n; i++) {
+                custom_add(cs, &allocated, names[i].name, stats[i].value);
+            }
+        }
+    }
+
+    for (int q = 0; q < n_qp; q++) {
+        bool wants, enabled;
+
+        queue_stats_read(dev, vid, q, v, &wants, &enabled);
+        for (int i = 0; i < N_STATS; i++) {
+            if (stat_defs[i].scope == STAT_QUEUE && stat_defs[i].name) {
+                snprintf(name, sizeof name, "tx_q%d_%s", q,
+                         stat_defs[i].name);
+                custom_add(cs, &allocated, name, v[i]);
+            }
+        }
+    }
+    custom_add_port(dev, cs, &allocated, STAT_PORT_END, v);
+    ovs_mutex_unlock(&dev->mutex);
+    return 0;
+}
+
+void
+netdev_vhost_stats_show(struct netdev_vhost *dev, struct ds *ds)
+{
+    const char *name = netdev_get_name(&dev->up);
+
+    ovs_mutex_lock(&dev->mutex);
+    int vid = netdev_vhost_get_vid(dev);
+    uint64_t f = dev->features;
+
+    ds_put_format(ds, "%s: type %s, mode %s, socket %s, %s\n", name,
+                  netdev_get_type(&dev->up),
+                  dev->client ? "client" : "server",
+                  dev->vhost_id ? dev->vhost_id : "(none)",
+                  vid >= 0 ? "connected" : "disconnected");
+    if (vid >= 0) {
+        ds_put_format(ds, "  features 0x%016"PRIx64": %s ring, event_idx "
+                      "%s, mergeable buffers %s\n", f,
+                      f & (1ULL << VIRTIO_F_RING_PACKED)
+                      ? "packed" : "split",
+                      f & (1ULL << VIRTIO_RING_F_EVENT_IDX) ? "on" : "off",
+                      f & (1ULL << VIRTIO_NET_F_MRG_RXBUF) ? "on" : "off");
+    }
+    ds_put_format(ds, "  n_rxq %d, n_txq %d, tx flush mode %s, interval %"
+                  PRIu32" us%s%s\n", dev->up.n_rxq, dev->up.n_txq,
+                  vhost_txp_mode_to_string(dev->txp_cfg.mode),
+                  dev->txp_cfg.interval_us,
+                  dev->txp_cfg.error ? ", error: " : "",
+                  dev->txp_cfg.error ? dev->txp_cfg.error : "");
+    ds_put_format(ds, "  %-4s %-6s %-6s %10s %10s %10s %8s %8s %8s %8s "
+                  "%8s %10s %8s %8s\n", "txq", "wants", "intr%",
+                  "immediate", "staged", "deadline", "full", "guest",
+                  "reconf", "drops", "staged", "kicks", "k/1000p",
+                  "max_us");
+
+    int n_qp = stats_n_qp(dev);
+    for (int q = 0; q < n_qp; q++) {
+        uint64_t v[N_STATS];
+        bool wants, enabled;
+
+        queue_stats_read(dev, vid, q, v, &wants, &enabled);
+
+        uint64_t kicks = v[ST_Q_KICKS];
+        uint64_t pkts = v[ST_Q_SENT_IMMEDIATE] + v[ST_Q_STAGED];
+        ds_put_format(ds, "  %-4d %-6s %5.1f%% %10"PRIu64" %10"PRIu64
+                      " %10"PRIu64" %8"PRIu64" %8"PRIu64" %8"PRIu64
+                      " %8"PRIu64" %8d %10"PRIu64" %8.1f %8"PRIu64"\n",
+                      q, !enabled ? "off" : wants ? "yes" : "no",
+                      v[ST_Q_BURSTS]
+                      ? 100.0 * v[ST_Q_BURSTS_INTR] / v[ST_Q_BURSTS] : 0.0,
+                      v[ST_Q_SENT_IMMEDIATE], v[ST_Q_STAGED],
+                      v[ST_Q_FLUSH_DEADLINE], v[ST_Q_FLUSH_FULL],
+                      v[ST_Q_FLUSH_GUEST], v[ST_Q_FLUSH_RECONFIG],
+                      v[ST_Q_SHOW_DROPS], (int) v[ST_Q_STAGED_NOW], kicks,
+                      pkts ? 1000.0 * kicks / pkts : 0.0,
+                      v[ST_Q_MAX_WAIT_US]);
+    }
+    ovs_mutex_unlock(&dev->mutex);
+}
+
+void
+netdev_vhost_stats_format(struct netdev *netdev, struct ds *ds)
+{
+    struct netdev_custom_stats custom = { 0, NULL };
+    struct netdev_stats stats;
+    struct smap all = SMAP_INITIALIZER(&all);
+
+    if (!netdev_get_stats(netdev, &stats)) {
+        smap_add_format(&all, "rx_packets", "%"PRIu64, stats.rx_packets);
+        smap_add_format(&all, "rx_bytes", "%"PRIu64, stats.rx_bytes);
+        smap_add_format(&all, "rx_dropped", "%"PRIu64, stats.rx_dropped);
+        smap_add_format(&all, "tx_packets", "%"PRIu64, stats.tx_packets);
+        smap_add_format(&all, "tx_bytes", "%"PRIu64, stats.tx_bytes);
+        smap_add_format(&all, "tx_dropped", "%"PRIu64, stats.tx_dropped);
+    }
+    if (!netdev_get_custom_stats(netdev, &custom)) {
+        for (size_t i = 0; i < custom.size; i++) {
+            smap_replace_nocopy(&all, custom.counters[i].name,
+                                xasprintf("%"PRIu64,
+                                          custom.counters[i].value));
+        }
+    }
+    netdev_free_custom_stats_counters(&custom);
+
+    const struct smap_node **nodes = smap_sort(&all);
+    for (size_t i = 0; i < smap_count(&all); i++) {
+        ds_put_format(ds, "  %s: %s\n", nodes[i]->key, nodes[i]->value);
+    }
+    free(nodes);
+    smap_destroy(&all);
+}
+
+void
+netdev_vhost_stats_clear(struct netdev_vhost *dev)
+{
+    /* The device id under the mutex: destroy_device() adds the kicks of
+     * the connection to kicks_base and withdraws the id under it, so that
+     * the offset below belongs to the id it is used with. */
+    ovs_mutex_lock(&dev->mutex);
+    int vid = netdev_vhost_get_vid(dev);
+    for (int q = 0; q < NETDEV_VHOST_MAX_QP; q++) {
+        struct netdev_vhost_qp *qp = &dev->qps[q];
+
+        rte_spinlock_lock(&qp->tx_lock);
+        vhost_txp_clear_stats(&qp->txp);        /* ST_Q_BURSTS to _MAX_WAIT */
+        qp->tx_dropped_base = qp->tx_dropped;   /* ST_Q_SHOW_DROPS */
+        qp->queries_skipped = 0;                /* PMD writes: tx_lock. */
+        rte_spinlock_unlock(&qp->tx_lock);
+        /* ST_Q_KICKS: DPDK's kick counter cannot be reset: offset it. */
+        qp->kicks_base = -netdev_vhost_vring_kicks(vid, q);
+    }
+    ovs_mutex_unlock(&dev->mutex);
+}
