@@ -9,6 +9,8 @@ lib_libnetdev_vhost_a_SOURCES = \
 	lib/netdev-vhost-events.c \
 	lib/netdev-vhost-guard.c \
 	lib/netdev-vhost-guard.h \
+	lib/netdev-vhost-kick.c \
+	lib/netdev-vhost-kick.h \
 	lib/netdev-vhost-mempool.c \
 	lib/netdev-vhost-mempool.h \
 	lib/netdev-vhost-private.h \

@@ -115,7 +115,14 @@ enqueue_cb(void *aux, void **pkts_, int n)
     uint64_t bytes = 0;
 
     if (OVS_LIKELY(ctx->vid >= 0)) {
+        bool defer = NETDEV_VHOST_HAS_DEFERRED_KICKS && qp->kq.defer;
+
         atomic_read_relaxed(&ctx->dev->tx_retries_max, &max_retries);
+        if (defer) {
+            /* DPDK's guest_notify() on this thread answers for this
+             * enqueue only (lib/netdev-vhost-kick.c). */
+            netdev_vhost_kick_enqueue_begin(ctx->dev, ctx->q, ctx->vid);
+        }
         for (;;) {
             int k = rte_vhost_enqueue_burst(ctx->vid,
                                             netdev_vhost_tx_vring(ctx->q),
@@ -125,6 +132,9 @@ enqueue_cb(void *aux, void **pkts_, int n)
                 break;
             }
             retries++;
+        }
+        if (defer) {
+            netdev_vhost_kick_enqueue_end();
         }
     }
     for (int i = 0; i < n; i++) {
@@ -297,7 +307,8 @@ netdev_vhost_flush_all(struct netdev_vhost *dev, bool drop)
 
 void
 netdev_vhost_txq_set_policy(struct netdev_vhost *dev,
-                            enum vhost_txp_mode mode, uint32_t interval_us)
+                            enum vhost_txp_mode mode, uint32_t interval_us,
+                            bool coalesce_kicks)
 {
     long long int now = time_usec();
 
@@ -310,8 +321,20 @@ netdev_vhost_txq_set_policy(struct netdev_vhost *dev,
         if (before && vid < 0) {
             txq_flush_locked(dev, q, now, NETDEV_VHOST_TXQ_DROP);
         }
+        /* Deferred kicks: auto no longer stages (the policy is told that
+         * the guest never wants interrupts, see netdev_vhost_send()), so
+         * what it staged is flushed by the mode change to auto below as
+         * for a switch to immediate. */
+        bool defer = (NETDEV_VHOST_HAS_DEFERRED_KICKS && coalesce_kicks
+                      && mode == VHOST_TXP_AUTO);
+
+        netdev_vhost_kickq_configure(&qp->kq, defer, interval_us);
         vhost_txp_set_config(&qp->txp, mode, interval_us, now, enqueue_cb,
                              &ctx);
+        if (defer && qp->txp.n_staged) {
+            vhost_txp_flush(&qp->txp, VHOST_TXP_FLUSH_RECONFIG, now,
+                            enqueue_cb, &ctx);
+        }
         txq_unlock(dev, q, before);
     }
 }
@@ -548,7 +571,11 @@ netdev_vhost_send(struct netdev *netdev, int qid,
     struct enqueue_ctx ctx = { dev, qp, vid, q };
 
     bool wants = qp->txp.mode == VHOST_TXP_TIMED;
-    if (vhost_txp_needs_query(&qp->txp)) {
+    if (NETDEV_VHOST_HAS_DEFERRED_KICKS && qp->kq.defer) {
+        /* Deferred kicks (auto, DPDK 23.11+): the burst goes out at once
+         * and DPDK asks guest_notify() whether to kick; nothing to ask
+         * the ring here. */
+    } else if (vhost_txp_needs_query(&qp->txp)) {
         wants = guest_wants_interrupt(dev, qp, vid, q);
     }
     /* The clock is read only when staging is in play: a polling guest
@@ -557,6 +584,11 @@ netdev_vhost_send(struct netdev *netdev, int qid,
 
     vhost_txp_burst(&qp->txp, wants, (void **) batch->packets, cnt, now,
                     enqueue_cb, &ctx);
+    if (NETDEV_VHOST_HAS_DEFERRED_KICKS && OVS_UNLIKELY(qp->kq.kick.pending)) {
+        /* This thread holds the lock that rxq_recv's delivery would try:
+         * deliver a due held kick of this queue now. */
+        netdev_vhost_kick_run_locked(dev, q, vid, time_usec());
+    }
     txq_unlock(dev, q, before);
     return 0;
 }
@@ -596,7 +628,8 @@ netdev_vhost_rxq_dealloc(struct netdev_rxq *rxq)
 
 /* netdev_class 'rxq_recv': the one PMD thread that polls 'rxq'.  Dequeues
  * up to NETDEV_MAX_BURST packets from the guest's tx vring; the caller owns
- * them.  Also flushes staged tx packets whose deadline passed.  Returns 0,
+ * them.  Also flushes staged tx packets whose deadline passed and
+ * delivers held kicks that are due (of every queue of the port).  Returns 0,
  * or EAGAIN when there is nothing to receive. */
 int
 netdev_vhost_rxq_recv(struct netdev_rxq *rxq, struct dp_packet_batch *batch,
@@ -610,6 +643,10 @@ netdev_vhost_rxq_recv(struct netdev_rxq *rxq, struct dp_packet_batch *batch,
 
     if (OVS_UNLIKELY(staged_any(dev))) {
         flush_due(dev);
+    }
+    if (NETDEV_VHOST_HAS_DEFERRED_KICKS
+        && OVS_UNLIKELY(netdev_vhost_kick_any_pending(dev))) {
+        netdev_vhost_kick_run(dev);
     }
 
     /* Announce the use of the device id before reading it: destroy_device()

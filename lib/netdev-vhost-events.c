@@ -266,7 +266,18 @@ new_device(int vid)
      * reloaded, the guest rebooted) keeps counting, and destroy_device()
      * already added those kicks to kicks_base. */
     for (int q = 0; q < NETDEV_VHOST_MAX_QP; q++) {
-        dev->qps[q].kicks_base -= netdev_vhost_vring_kicks(vid, q);
+        struct netdev_vhost_qp *qp = &dev->qps[q];
+
+        qp->kicks_base -= netdev_vhost_vring_kicks(vid, q);
+        if (NETDEV_VHOST_HAS_DEFERRED_KICKS) {
+            qp->coalesced_base -= netdev_vhost_vring_stat(
+                vid, q, "guest_notifications_suppressed");
+            /* The new virtqueues start with DPDK's irq_pending latch
+             * clear: the connection's first kick goes out at once. */
+            rte_spinlock_lock(&qp->tx_lock);
+            netdev_vhost_kickq_reset(&qp->kq);
+            rte_spinlock_unlock(&qp->tx_lock);
+        }
     }
 
     ovs_mutex_lock(&vid_map_mutex);
@@ -319,6 +330,10 @@ destroy_device(int vid)
             struct netdev_vhost_qp *qp = &dev->qps[q];
 
             qp->kicks_base += netdev_vhost_vring_kicks(vid, q);
+            if (NETDEV_VHOST_HAS_DEFERRED_KICKS) {
+                qp->coalesced_base += netdev_vhost_vring_stat(
+                    vid, q, "guest_notifications_suppressed");
+            }
             qp->tx_enabled = false;
             qp->rx_enabled = false;
         }
@@ -345,6 +360,24 @@ destroy_device(int vid)
             netdev_vhost_wait_while_set(&found->qps[q].rx_busy);
         }
         netdev_vhost_flush_all(found, true);
+        if (NETDEV_VHOST_HAS_DEFERRED_KICKS) {
+            /* Held kicks: delivered now, while the virtqueues and their
+             * callfds exist (lib/netdev-vhost-kick.h).  No PMD thread can
+             * deliver them any more: the id is withdrawn and every tx_lock
+             * was taken since.  Each counts as a kick of this connection,
+             * whose count was read above. */
+            ovs_mutex_lock(&found->mutex);
+            for (int q = 0; q < NETDEV_VHOST_MAX_QP; q++) {
+                struct netdev_vhost_qp *qp = &found->qps[q];
+
+                rte_spinlock_lock(&qp->tx_lock);
+                if (netdev_vhost_kick_teardown_locked(found, q, vid)) {
+                    qp->kicks_base++;
+                }
+                rte_spinlock_unlock(&qp->tx_lock);
+            }
+            ovs_mutex_unlock(&found->mutex);
+        }
         VLOG_INFO("vHost Device '%s' has been removed", ifname);
     } else {
         VLOG_INFO("vHost Device '%s' not found", ifname);
@@ -420,6 +453,10 @@ const struct rte_vhost_device_ops netdev_vhost_device_ops = {
     .features_changed = features_changed,
     .new_connection = new_connection,
     .destroy_connection = destroy_connection,
+#if NETDEV_VHOST_DEFERRED_KICKS
+    .guest_notify = netdev_vhost_guest_notify,
+    .guest_notified = netdev_vhost_guest_notified,
+#endif
 };
 
 /* Applies one deferred vring state change.  Main thread. */

@@ -48,6 +48,7 @@
 #include "ovs-atomic.h"
 #include "ovs-rcu.h"
 #include "ovs-thread.h"
+#include "netdev-vhost-kick.h"
 #include "vhost-tx-policy.h"
 
 /* Largest number of queue pairs per port (DPDK 22.11 VHOST_MAX_QUEUE_PAIRS
@@ -93,6 +94,10 @@ struct netdev_vhost_qp {
                                      * changed. */
     bool last_wants_intr;           /* Answer of the last question. */
     uint64_t kicks_base;            /* Kicks of earlier connections. */
+    uint64_t coalesced_base;        /* DPDK's guest_notifications_suppressed
+                                     * of earlier connections. */
+    struct netdev_vhost_kickq kq;   /* Deferred kicks (tx_lock;
+                                     * lib/netdev-vhost-kick.h). */
 
     /* Ring guard (DESIGN-NOTES.md section 4, seed 001;
      * lib/netdev-vhost-guard.h).  The PMD sets 'reading' while it reads
@@ -128,6 +133,9 @@ struct netdev_vhost_txp_cfg {
     bool interval_set;              /* options:tx-flush-interval given. */
     enum vhost_txp_mode mode;       /* Effective mode. */
     uint32_t interval_us;           /* Effective interval, us. */
+    bool coalesce_set;              /* options:tx-coalesce given. */
+    bool coalesce_kicks;            /* Effective tx-coalesce: kicks (true,
+                                     * DPDK 23.11+ only) or packets. */
     char *error;                    /* Last rejected option, or NULL. */
 };
 
@@ -200,6 +208,11 @@ struct netdev_vhost {
 
     /* Hot again, each on cache lines of its own. */
     struct netdev_vhost_staged_map staged;
+    /* Queue pairs holding a deferred kick, one bit each: set by
+     * guest_notify() and cleared by the thread that delivers the kick, both
+     * with the queue's tx_lock; every rxq_recv of the port reads it
+     * (lib/netdev-vhost-kick.c). */
+    struct netdev_vhost_staged_map kick_pending;
     struct netdev_vhost_qp qps[NETDEV_VHOST_MAX_QP];
 };
 
@@ -323,12 +336,14 @@ void netdev_vhost_txq_flush(struct netdev_vhost *dev, int q,
 void netdev_vhost_flush_all(struct netdev_vhost *dev, bool drop);
 
 /* Applies tx policy 'mode' and 'interval_us' (microseconds, as validated
- * by vhost_txp_parse_interval()) to every queue pair of 'dev', flushing
+ * by vhost_txp_parse_interval()) to every queue pair of 'dev', with
+ * deferred kicks instead of staging in auto mode if 'coalesce_kicks'
+ * (tx-coalesce=kicks; only in a NETDEV_VHOST_DEFERRED_KICKS build), flushing
  * what the new policy no longer stages (dropping it if there is no
  * device).  Main thread, dev->mutex held. */
 void netdev_vhost_txq_set_policy(struct netdev_vhost *dev,
                                  enum vhost_txp_mode mode,
-                                 uint32_t interval_us)
+                                 uint32_t interval_us, bool coalesce_kicks)
     OVS_REQUIRES(dev->mutex);
 
 /* The netdev_class datapath functions (see their definitions). */

@@ -70,6 +70,18 @@ enum stat {
     ST_Q_MAX_WAIT_US,
     ST_Q_QUERIES_SKIPPED,
     ST_Q_SHOW_DROPS,
+    /* Queue counters of deferred kicks (NETDEV_VHOST_DEFERRED_KICKS builds
+     * only; lib/netdev-vhost-kick.h). */
+    ST_Q_KICKS_IMMEDIATE,
+    ST_Q_KICKS_TAKEN_OVER,
+    ST_Q_KICKS_DELIVERED,
+    ST_Q_KICKS_COALESCED,
+    ST_Q_KICKS_POSTPONED,
+    ST_Q_KICKS_DISCARDED,
+    ST_Q_KICKS_NOT_DELIVERED,
+    ST_Q_KICKS_TEARDOWN,
+    ST_Q_KICKS_PENDING,
+    ST_Q_KICKS_MAX_DELAY_US,
     /* Port counters listed last. */
     ST_MEMPOOL_IN_USE,
     ST_MEM_TABLE_MSGS,
@@ -81,6 +93,8 @@ struct stat_def {
     enum stat_scope scope;
     bool clearable;
     const char *unit;           /* Unit and meaning. */
+    bool deferred_kicks;        /* Only in NETDEV_VHOST_DEFERRED_KICKS
+                                 * builds. */
 };
 
 static const struct stat_def stat_defs[N_STATS] = {
@@ -122,6 +136,32 @@ static const struct stat_def stat_defs[N_STATS] = {
         "ring questions not asked: the ring was being changed" },
     [ST_Q_SHOW_DROPS] = { NULL, STAT_QUEUE, true,
         "packets not accepted after retries and staged drops" },
+    [ST_Q_KICKS_IMMEDIATE] = { "kicks_immediate", STAT_QUEUE, true,
+        "kicks DPDK asked for and wrote at once (first after a quiet "
+        "interval, or guest_notify() not in auto mode)", true },
+    [ST_Q_KICKS_TAKEN_OVER] = { "kicks_taken_over", STAT_QUEUE, true,
+        "kicks guest_notify() took over to deliver later", true },
+    [ST_Q_KICKS_DELIVERED] = { "kicks_delivered", STAT_QUEUE, true,
+        "taken-over kicks delivered (rte_vhost_notify_guest())", true },
+    [ST_Q_KICKS_COALESCED] = { "kicks_coalesced", STAT_QUEUE, true,
+        "kicks folded into a held one (DPDK's "
+        "guest_notifications_suppressed, all connections)", true },
+    [ST_Q_KICKS_POSTPONED] = { "kicks_postponed", STAT_QUEUE, true,
+        "due kicks held on because the guest's ring did not want one",
+        true },
+    [ST_Q_KICKS_DISCARDED] = { "kicks_discarded", STAT_QUEUE, true,
+        "held kicks forgotten because the device went away before they "
+        "could be written", true },
+    [ST_Q_KICKS_NOT_DELIVERED] = { "kicks_not_delivered", STAT_QUEUE, true,
+        "delivery attempts that wrote nothing (virtqueue not accessible), "
+        "retried", true },
+    [ST_Q_KICKS_TEARDOWN] = { "kicks_teardown", STAT_QUEUE, true,
+        "held kicks delivered when the device was destroyed", true },
+    [ST_Q_KICKS_PENDING] = { "kicks_pending", STAT_QUEUE, false,
+        "1 if a kick is held at this moment", true },
+    [ST_Q_KICKS_MAX_DELAY_US] = { "kicks_max_delay_us", STAT_QUEUE, true,
+        "longest from a kick's take-over to its delivery, microseconds",
+        true },
     [ST_MEMPOOL_IN_USE] = { "ovs_mempool_in_use", STAT_PORT_END, false,
         "mbufs of the port's mempool in use (port has a mempool)" },
     [ST_MEM_TABLE_MSGS] = { "vhost_mem_table_msgs", STAT_PORT_END, false,
@@ -149,25 +189,38 @@ vring_stats_read(int vid, int vring, struct rte_vhost_stat_name *names,
 }
 
 uint64_t
-netdev_vhost_vring_kicks(int vid, int q)
+netdev_vhost_vring_stat(int vid, int q, const char *stat)
 {
     struct rte_vhost_stat_name names[VRING_STATS_MAX];
     struct rte_vhost_stat stats[VRING_STATS_MAX];
     int vring = netdev_vhost_tx_vring(q);
+    size_t len = strlen(stat);
 
     if (vid < 0 || vring >= rte_vhost_get_vring_num(vid)) {
         return 0;
     }
+
+    /* DPDK names them "tx_q<N>_<stat>" (22.11 and 24.11). */
     int n = vring_stats_read(vid, vring, names, stats);
     for (int i = 0; i < n; i++) {
-        const char *suffix = strrchr(names[i].name, '_');
+        size_t name_len = strlen(names[i].name);
 
-        if (strstr(names[i].name, "guest_notifications")
-            && suffix && stats[i].id < n) {
+        if (name_len > len + 1
+            && !strcmp(names[i].name + name_len - len, stat)
+            && names[i].name[name_len - len - 1] == '_'
+            && !strncmp(names[i].name, "tx_q", 4)
+            && strspn(names[i].name + 4, "0123456789") == name_len - len - 5
+            && stats[i].id < n) {
             return stats[stats[i].id].value;
         }
     }
     return 0;
+}
+
+uint64_t
+netdev_vhost_vring_kicks(int vid, int q)
+{
+    return netdev_vhost_vring_stat(vid, q, "guest_notifications");
 }
 
 /* Reads the port counters of 'dev' into 'v'.  dev->mutex held. */
@@ -213,7 +266,23 @@ queue_stats_read(struct netdev_vhost *dev, int vid, int q,
     v[ST_Q_QUERIES_SKIPPED] = qp->queries_skipped;
     *wants = qp->last_wants_intr;
     *enabled = qp->tx_enabled;
+    struct vhost_kick_stats ks = qp->kq.kick.stats;
+    v[ST_Q_KICKS_NOT_DELIVERED] = qp->kq.not_delivered;
+    v[ST_Q_KICKS_TEARDOWN] = qp->kq.teardown_delivered;
+    v[ST_Q_KICKS_PENDING] = qp->kq.kick.pending;
     rte_spinlock_unlock(&qp->tx_lock);
+
+    v[ST_Q_KICKS_IMMEDIATE] = ks.immediate;
+    v[ST_Q_KICKS_TAKEN_OVER] = ks.taken_over;
+    v[ST_Q_KICKS_DELIVERED] = ks.delivered;
+    v[ST_Q_KICKS_POSTPONED] = ks.postponed;
+    v[ST_Q_KICKS_DISCARDED] = ks.discarded;
+    v[ST_Q_KICKS_MAX_DELAY_US] = ks.max_delay_us;
+    v[ST_Q_KICKS_COALESCED] = (NETDEV_VHOST_HAS_DEFERRED_KICKS
+                               ? qp->coalesced_base + ks.coalesced
+                                 + netdev_vhost_vring_stat(
+                                     vid, q, "guest_notifications_suppressed")
+                               : 0);
 
     v[ST_Q_BURSTS] = st.bursts;
     v[ST_Q_BURSTS_INTR] = st.bursts_intr;
@@ -337,7 +406,9 @@ netdev_vhost_get_custom_stats(const struct netdev *netdev,
 
         queue_stats_read(dev, vid, q, v, &wants, &enabled);
         for (int i = 0; i < N_STATS; i++) {
-            if (stat_defs[i].scope == STAT_QUEUE && stat_defs[i].name) {
+            if (stat_defs[i].scope == STAT_QUEUE && stat_defs[i].name
+                && (!stat_defs[i].deferred_kicks
+                    || NETDEV_VHOST_HAS_DEFERRED_KICKS)) {
                 snprintf(name, sizeof name, "tx_q%d_%s", q,
                          stat_defs[i].name);
                 custom_add(cs, &allocated, name, v[i]);
@@ -347,6 +418,25 @@ netdev_vhost_get_custom_stats(const struct netdev *netdev,
     custom_add_port(dev, cs, &allocated, STAT_PORT_END, v);
     ovs_mutex_unlock(&dev->mutex);
     return 0;
+}
+
+/* What the tx policy of 'dev' saves kicks with, for netdev-vhost/show.
+ * dev->mutex held. */
+static const char *
+stats_mechanism(const struct netdev_vhost *dev)
+    OVS_REQUIRES(dev->mutex)
+{
+    switch (dev->txp_cfg.mode) {
+    case VHOST_TXP_IMMEDIATE:
+        return "nothing: every burst at once, DPDK kicks";
+    case VHOST_TXP_TIMED:
+        return "packets: every burst staged";
+    case VHOST_TXP_AUTO:
+    default:
+        return (dev->txp_cfg.coalesce_kicks
+                ? "kicks: every burst at once, at most one kick per interval"
+                : "packets: staged while the guest wants interrupts");
+    }
 }
 
 void
@@ -377,13 +467,35 @@ netdev_vhost_stats_show(struct netdev_vhost *dev, struct ds *ds)
                   dev->txp_cfg.interval_us,
                   dev->txp_cfg.error ? ", error: " : "",
                   dev->txp_cfg.error ? dev->txp_cfg.error : "");
+    ds_put_format(ds, "  coalescing %s\n", stats_mechanism(dev));
+
+    int n_qp = stats_n_qp(dev);
+    if (NETDEV_VHOST_HAS_DEFERRED_KICKS) {
+        ds_put_format(ds, "  %-4s %-6s %10s %10s %10s %10s %10s %8s %8s "
+                      "%8s %12s\n", "txq", "kicks:", "immediate",
+                      "taken_over", "delivered", "coalesced", "postponed",
+                      "teardown", "discard", "pending", "max_delay_us");
+        for (int q = 0; q < n_qp; q++) {
+            uint64_t v[N_STATS];
+            bool wants, enabled;
+
+            queue_stats_read(dev, vid, q, v, &wants, &enabled);
+            ds_put_format(ds, "  %-4d %-6s %10"PRIu64" %10"PRIu64" %10"PRIu64
+                          " %10"PRIu64" %10"PRIu64" %8"PRIu64" %8"PRIu64
+                          " %8"PRIu64" %12"PRIu64"\n", q, "kicks:",
+                          v[ST_Q_KICKS_IMMEDIATE], v[ST_Q_KICKS_TAKEN_OVER],
+                          v[ST_Q_KICKS_DELIVERED], v[ST_Q_KICKS_COALESCED],
+                          v[ST_Q_KICKS_POSTPONED], v[ST_Q_KICKS_TEARDOWN],
+                          v[ST_Q_KICKS_DISCARDED], v[ST_Q_KICKS_PENDING],
+                          v[ST_Q_KICKS_MAX_DELAY_US]);
+        }
+    }
     ds_put_format(ds, "  %-4s %-6s %-6s %10s %10s %10s %8s %8s %8s %8s "
                   "%8s %10s %8s %8s\n", "txq", "wants", "intr%",
                   "immediate", "staged", "deadline", "full", "guest",
                   "reconf", "drops", "staged", "kicks", "k/1000p",
                   "max_us");
 
-    int n_qp = stats_n_qp(dev);
     for (int q = 0; q < n_qp; q++) {
         uint64_t v[N_STATS];
         bool wants, enabled;
@@ -455,9 +567,15 @@ netdev_vhost_stats_clear(struct netdev_vhost *dev)
         vhost_txp_clear_stats(&qp->txp);        /* ST_Q_BURSTS to _MAX_WAIT */
         qp->tx_dropped_base = qp->tx_dropped;   /* ST_Q_SHOW_DROPS */
         qp->queries_skipped = 0;                /* PMD writes: tx_lock. */
+        vhost_kick_clear_stats(&qp->kq.kick);   /* ST_Q_KICKS_* */
+        qp->kq.not_delivered = 0;
+        qp->kq.teardown_delivered = 0;
         rte_spinlock_unlock(&qp->tx_lock);
-        /* ST_Q_KICKS: DPDK's kick counter cannot be reset: offset it. */
+        /* ST_Q_KICKS, ST_Q_KICKS_COALESCED: DPDK's counters cannot be
+         * reset: offset them. */
         qp->kicks_base = -netdev_vhost_vring_kicks(vid, q);
+        qp->coalesced_base = -netdev_vhost_vring_stat(
+            vid, q, "guest_notifications_suppressed");
     }
     ovs_mutex_unlock(&dev->mutex);
 }

@@ -37,6 +37,12 @@ struct netdev_vhost;
  * a PMD thread (it takes the library's vring lock). */
 uint64_t netdev_vhost_vring_kicks(int vid, int q);
 
+/* Returns DPDK's per-vring statistic 'stat' (its name without the
+ * "tx_q<N>_" prefix, e.g. "guest_notifications_suppressed", DPDK 23.11+) of
+ * the rx vring of queue pair 'q' of device 'vid', or 0 if unknown.  Any
+ * thread but a PMD thread. */
+uint64_t netdev_vhost_vring_stat(int vid, int q, const char *stat);
+
 /* netdev_class 'get_stats': sums of the queue pairs' and the port's
  * counters.  Main thread; takes the port's mutex.  Always returns 0. */
 int netdev_vhost_get_stats(const struct netdev *, struct netdev_stats *);

@@ -48,6 +48,7 @@
 #include <rte_lcore.h>
 #include <rte_malloc.h>
 #include <rte_vhost.h>
+#include <rte_version.h>
 
 #include "coverage.h"
 #include "dirs.h"
@@ -101,6 +102,9 @@ static bool vhost_iommu_enabled;
 static bool vhost_postcopy_enabled;
 static enum vhost_txp_mode default_txp_mode = VHOST_TXP_AUTO;
 static uint32_t default_txp_interval = VHOST_TXP_INTERVAL_DEFAULT;
+/* other_config:vhost-tx-coalesce: what auto mode coalesces by default,
+ * kicks (true: DPDK 23.11+ builds, lib/netdev-vhost-kick.h) or packets. */
+static bool default_txp_coalesce_kicks = NETDEV_VHOST_HAS_DEFERRED_KICKS;
 static char *default_txp_error;
 
 static const struct netdev_class netdev_vhost_server_class;
@@ -365,9 +369,13 @@ txp_cfg_apply(struct netdev_vhost *dev) OVS_REQUIRES(dev->mutex)
     uint32_t interval = cfg->interval_set ? cfg->interval_us
                                           : default_txp_interval;
 
+    bool kicks = cfg->coalesce_set ? cfg->coalesce_kicks
+                                   : default_txp_coalesce_kicks;
+
     cfg->mode = mode;
     cfg->interval_us = interval;
-    netdev_vhost_txq_set_policy(dev, mode, interval);
+    cfg->coalesce_kicks = kicks;
+    netdev_vhost_txq_set_policy(dev, mode, interval, kicks);
 }
 
 static int
@@ -401,6 +409,10 @@ common_construct(struct netdev *netdev, bool client)
         atomic_init(&dev->tx_map[q], -1);
         vhost_txp_init(&dev->qps[q].txp, default_txp_mode,
                        default_txp_interval);
+        netdev_vhost_kickq_init(&dev->qps[q].kq, default_txp_interval);
+    }
+    for (int w = 0; w < ARRAY_SIZE(dev->kick_pending.bits); w++) {
+        atomic_init(&dev->kick_pending.bits[w], 0);
     }
     dev->txp_cfg.mode = default_txp_mode;
     dev->txp_cfg.interval_us = default_txp_interval;
@@ -526,6 +538,10 @@ netdev_vhost_get_config(const struct netdev *netdev, struct smap *args)
         smap_add_format(args, "tx-flush-interval", "%"PRIu32,
                         dev->txp_cfg.interval_us);
     }
+    if (dev->txp_cfg.coalesce_set) {
+        smap_add(args, "tx-coalesce",
+                 dev->txp_cfg.coalesce_kicks ? "kicks" : "packets");
+    }
     ovs_mutex_unlock(&dev->mutex);
     return 0;
 }
@@ -589,6 +605,40 @@ parse_txp_options(const struct smap *args, const char *key_prefix,
                 error = both;
             }
         }
+    }
+    if (error && first_only) {
+        return error;
+    }
+
+    char *coalesce_key = xasprintf("%stx-coalesce", key_prefix);
+    const char *coalesce_s = smap_get(args, coalesce_key);
+    char *msg = NULL;
+
+    free(coalesce_key);
+    if (!coalesce_s) {
+        cfg->coalesce_set = false;
+    } else if (!strcmp(coalesce_s, "packets")) {
+        cfg->coalesce_set = true;
+        cfg->coalesce_kicks = false;
+    } else if (!strcmp(coalesce_s, "kicks")
+               && NETDEV_VHOST_HAS_DEFERRED_KICKS) {
+        cfg->coalesce_set = true;
+        cfg->coalesce_kicks = true;
+    } else if (!strcmp(coalesce_s, "kicks")) {
+        msg = xasprintf("%stx-coalesce \"kicks\" needs DPDK 23.11 or later "
+                        "(this build: %s)", msg_prefix, rte_version());
+    } else {
+        msg = xasprintf("%stx-coalesce \"%s\" is not one of kicks, "
+                        "packets", msg_prefix, coalesce_s);
+    }
+    if (msg && !error) {
+        error = msg;
+    } else if (msg) {
+        char *both = xasprintf("%s; %s", error, msg);
+
+        free(error);
+        free(msg);
+        error = both;
     }
     return error;
 }
@@ -755,6 +805,8 @@ netdev_vhost_set_other_config(const struct smap *ovs_other_config)
     enum vhost_txp_mode mode = cfg.mode_set ? cfg.mode : VHOST_TXP_AUTO;
     uint32_t interval = cfg.interval_set ? cfg.interval_us
                                          : VHOST_TXP_INTERVAL_DEFAULT;
+    bool kicks = cfg.coalesce_set ? cfg.coalesce_kicks
+                                  : NETDEV_VHOST_HAS_DEFERRED_KICKS;
 
     if (error) {
         if (!nullable_string_is_equal(error, default_txp_error)) {
@@ -771,13 +823,17 @@ netdev_vhost_set_other_config(const struct smap *ovs_other_config)
     }
     free(default_txp_error);
     default_txp_error = NULL;
-    if (mode == default_txp_mode && interval == default_txp_interval) {
+    if (mode == default_txp_mode && interval == default_txp_interval
+        && kicks == default_txp_coalesce_kicks) {
         return;
     }
     default_txp_mode = mode;
     default_txp_interval = interval;
-    VLOG_INFO("vhost tx flush default: mode %s, interval %"PRIu32" us",
-              vhost_txp_mode_to_string(mode), interval);
+    default_txp_coalesce_kicks = kicks;
+    VLOG_INFO("vhost tx flush default: mode %s, interval %"PRIu32" us%s",
+              vhost_txp_mode_to_string(mode), interval,
+              kicks == NETDEV_VHOST_HAS_DEFERRED_KICKS ? ""
+              : kicks ? ", coalescing kicks" : ", coalescing packets");
 
     struct netdev_vhost *dev;
     ovs_mutex_lock(&netdev_vhost_mutex);
@@ -1021,6 +1077,8 @@ netdev_vhost_get_status(const struct netdev *netdev, struct smap *args)
              vhost_txp_mode_to_string(dev->txp_cfg.mode));
     smap_add_format(args, "tx_flush_interval", "%"PRIu32,
                     dev->txp_cfg.interval_us);
+    smap_add(args, "tx_coalesce",
+             dev->txp_cfg.coalesce_kicks ? "kicks" : "packets");
     if (dev->txp_cfg.error) {
         smap_add(args, "tx_flush_error", dev->txp_cfg.error);
     }
@@ -1230,9 +1288,10 @@ netdev_vhost_register(const struct smap *ovs_other_config)
     }
     netdev_vhost_unixctl_register();
     VLOG_INFO("netdev-vhost %s took over port types: %s (tx flush default: "
-              "%s, %"PRIu32" us)", netdev_vhost_version, ds_cstr(&taken),
-              vhost_txp_mode_to_string(default_txp_mode),
-              default_txp_interval);
+              "%s, %"PRIu32" us; auto coalesces %s)", netdev_vhost_version,
+              ds_cstr(&taken), vhost_txp_mode_to_string(default_txp_mode),
+              default_txp_interval,
+              default_txp_coalesce_kicks ? "kicks" : "packets");
     ds_destroy(&taken);
 }
 
