@@ -119,8 +119,8 @@
 #define LAT_BUCKET_NS 100
 #define LAT_BUCKETS 1000000
 
-/* Longest single sleep in interrupt mode, so that stop conditions, signals
- * and mode switches are noticed promptly. */
+/* Longest single sleep in interrupt mode by default (--max-sleep-ms), so
+ * that stop conditions, signals and mode switches are noticed promptly. */
 #define MAX_SLEEP_MS 100
 
 /* How long a burst the PMD did not fully accept is retried before the
@@ -174,6 +174,7 @@ struct options {
     uint64_t queue_change_ms;
     uint64_t cycles;
     uint64_t wakeup_cost_us;
+    uint64_t max_sleep_ms;
     bool verbose;
     int n_extra_eal;
     char **extra_eal;
@@ -350,6 +351,11 @@ usage(void)
            "                         each run ends as the options say, e.g."
            "\n"
            "                         --duration\n"
+           "  --max-sleep-ms=MS      interrupt mode: longest sleep between "
+           "two looks at\n"
+           "                         the rx queues without an interrupt, "
+           "1..60000 (default\n"
+           "                         100)\n"
            "  --wakeup-cost-us=US    interrupt mode: CPU time each wake-up "
            "costs\n"
            "                         before the guest polls, 0..1000000 "
@@ -503,6 +509,7 @@ enum {
     OPT_QUEUE_CHANGE_MS,
     OPT_CYCLES,
     OPT_WAKEUP_COST_US,
+    OPT_MAX_SLEEP_MS,
 };
 
 static void
@@ -540,6 +547,7 @@ parse_options(int argc, char *argv[], struct options *opt)
         {"queue-change-ms", required_argument, NULL, OPT_QUEUE_CHANGE_MS},
         {"cycles", required_argument, NULL, OPT_CYCLES},
         {"wakeup-cost-us", required_argument, NULL, OPT_WAKEUP_COST_US},
+        {"max-sleep-ms", required_argument, NULL, OPT_MAX_SLEEP_MS},
         {"verbose", no_argument, NULL, 'v'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
@@ -562,6 +570,7 @@ parse_options(int argc, char *argv[], struct options *opt)
     opt->mem_churn_mb = 32;
     opt->cycles = 1;
     opt->wakeup_cost_us = DEFAULT_WAKEUP_COST_US;
+    opt->max_sleep_ms = MAX_SLEEP_MS;
 
     opterr = 1;
     for (;;) {
@@ -689,6 +698,9 @@ parse_options(int argc, char *argv[], struct options *opt)
             break;
         case OPT_WAKEUP_COST_US:
             opt->wakeup_cost_us = parse_uint(name, optarg, 0, 1000000);
+            break;
+        case OPT_MAX_SLEEP_MS:
+            opt->max_sleep_ms = parse_uint(name, optarg, 1, 60000);
             break;
         case 'v':
             opt->verbose = true;
@@ -1855,7 +1867,7 @@ run(struct guest *g)
 
         /* All queues are empty: sleep on the Rx interrupts, but not past
          * the next thing we have to do. */
-        timeout_ms = MAX_SLEEP_MS;
+        timeout_ms = opt->max_sleep_ms;
         limit_timeout(g, now, end, &timeout_ms);
         limit_timeout(g, now, next_switch, &timeout_ms);
         limit_timeout(g, now, next_stats, &timeout_ms);
