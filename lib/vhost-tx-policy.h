@@ -26,7 +26,7 @@
  * touched, so tests/test-vhost-tx-policy.c drives it with a fake clock.
  *
  * The caller (lib/netdev-vhost.c) owns locking: one struct vhost_txp is used
- * by one thread at a time.  Rules: DESIGN.md section 4; seed 002
+ * by one thread at a time.  Rules: DESIGN-NOTES.md section 4; seed 002
  * ("vhost: Expose virtio interrupt need on rte_vhost API"). */
 
 #include <stdbool.h>

@@ -23,7 +23,7 @@
  *   -Wl,--wrap=dpdk_init: bridge_run() passes the Open_vSwitch table's
  *     other_config on every run; we pick up the vhost-tx-flush defaults.
  *
- * See DESIGN.md section 2. */
+ * See DESIGN-NOTES.md section 2. */
 
 #include <config.h>
 
