@@ -11,4 +11,5 @@ EXTRA_DIST += \
 	utilities/ovs-vhost-prepare-ovs \
 	utilities/ovs-vhost-prepare-debian13 \
 	utilities/ovs-vhost-demo \
-	utilities/ovs-vhost-bench
+	utilities/ovs-vhost-bench \
+	utilities/ovs_vhost_stats.py
