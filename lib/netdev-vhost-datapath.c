@@ -584,7 +584,8 @@ netdev_vhost_send(struct netdev *netdev, int qid,
 
     vhost_txp_burst(&qp->txp, wants, (void **) batch->packets, cnt, now,
                     enqueue_cb, &ctx);
-    if (NETDEV_VHOST_HAS_DEFERRED_KICKS && OVS_UNLIKELY(qp->kq.kick.pending)) {
+    if (NETDEV_VHOST_HAS_DEFERRED_KICKS
+        && OVS_UNLIKELY(qp->kq.kick.pending)) {
         /* This thread holds the lock that rxq_recv's delivery would try:
          * deliver a due held kick of this queue now. */
         netdev_vhost_kick_run_locked(dev, q, vid, time_usec());

@@ -94,21 +94,6 @@ kick_pending_set(struct netdev_vhost *dev, int q, bool pending)
     }
 }
 
-bool
-netdev_vhost_kick_any_pending(const struct netdev_vhost *dev)
-{
-    for (int w = 0; w < ARRAY_SIZE(dev->kick_pending.bits); w++) {
-        uint64_t bits;
-
-        atomic_read_relaxed(&CONST_CAST(struct netdev_vhost *,
-                                        dev)->kick_pending.bits[w], &bits);
-        if (bits) {
-            return true;
-        }
-    }
-    return false;
-}
-
 /* Records used->idx of queue pair 'q' as the point of the kick that is
  * going out now (split ring; see vhost_split_kick_wanted()).  Reads the
  * ring under the ring guard; if the guard is closed the point is unknown
@@ -349,12 +334,6 @@ netdev_vhost_kick_run_locked(struct netdev_vhost *dev OVS_UNUSED,
 void
 netdev_vhost_kick_run(struct netdev_vhost *dev OVS_UNUSED)
 {
-}
-
-bool
-netdev_vhost_kick_any_pending(const struct netdev_vhost *dev OVS_UNUSED)
-{
-    return false;
 }
 
 bool

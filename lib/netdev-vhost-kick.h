@@ -104,9 +104,6 @@ void netdev_vhost_kick_run_locked(struct netdev_vhost *dev, int q, int vid,
  * PMD polls the port. */
 void netdev_vhost_kick_run(struct netdev_vhost *dev);
 
-/* True if some queue of 'dev' holds a kick.  Any thread; cheap. */
-bool netdev_vhost_kick_any_pending(const struct netdev_vhost *dev);
-
 /* The device 'vid' of 'dev' is being destroyed (destroy_device(), vhost-
  * events thread, after the id was withdrawn and with queue pair 'q''s
  * tx_lock held): delivers its held kick, if any, while the virtqueue and

@@ -231,6 +231,23 @@ netdev_vhost_get_vid(const struct netdev_vhost *dev)
     return ovsrcu_index_get(&dev->vid);
 }
 
+/* True if some queue pair of 'dev' holds a deferred kick
+ * (lib/netdev-vhost-kick.h).  Any thread; one relaxed read per 64 queue
+ * pairs, for every rxq_recv. */
+static inline bool
+netdev_vhost_kick_any_pending(struct netdev_vhost *dev)
+{
+    for (int w = 0; w < ARRAY_SIZE(dev->kick_pending.bits); w++) {
+        uint64_t bits;
+
+        atomic_read_relaxed(&dev->kick_pending.bits[w], &bits);
+        if (bits) {
+            return true;
+        }
+    }
+    return false;
+}
+
 /* Returns the vring number of our tx side (the guest's rx vring) of queue
  * pair 'q' (virtio 1.1 section 5.1.2). */
 static inline int

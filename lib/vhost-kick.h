@@ -38,8 +38,8 @@
  * queue's tx lock).
  *
  * Rules: DPDK 24.11 lib/vhost (guest_notify, irq_pending, see
- * DESIGN-NOTES.md section 8 "Deferred kicks"); virtio 1.1, 2.6.7.2 and 2.7.10 for the
- * ring question. */
+ * DESIGN-NOTES.md section 8 "Deferred kicks"); virtio 1.1, 2.6.7.2 and
+ * 2.7.10 for the ring question. */
 
 #include <stdbool.h>
 #include <stdint.h>
