@@ -70,6 +70,7 @@ enum stat {
     ST_Q_MAX_WAIT_US,
     ST_Q_QUERIES_SKIPPED,
     ST_Q_SHOW_DROPS,
+    ST_Q_ENABLED,
     /* Queue counters of deferred kicks (NETDEV_VHOST_DEFERRED_KICKS builds
      * only; lib/netdev-vhost-kick.h). */
     ST_Q_KICKS_IMMEDIATE,
@@ -136,6 +137,9 @@ static const struct stat_def stat_defs[N_STATS] = {
         "ring questions not asked: the ring was being changed" },
     [ST_Q_SHOW_DROPS] = { NULL, STAT_QUEUE, true,
         "packets not accepted after retries and staged drops" },
+    [ST_Q_ENABLED] = { "enabled", STAT_QUEUE, false,
+        "1 if the guest enabled the queue's vring (netdev-vhost/show "
+        "prints \"off\" otherwise)" },
     [ST_Q_KICKS_IMMEDIATE] = { "kicks_immediate", STAT_QUEUE, true,
         "kicks DPDK asked for and wrote at once (first after a quiet "
         "interval, or guest_notify() not in auto mode)", true },
@@ -272,6 +276,7 @@ queue_stats_read(struct netdev_vhost *dev, int vid, int q,
     v[ST_Q_KICKS_PENDING] = qp->kq.kick.pending;
     rte_spinlock_unlock(&qp->tx_lock);
 
+    v[ST_Q_ENABLED] = *enabled;
     v[ST_Q_KICKS_IMMEDIATE] = ks.immediate;
     v[ST_Q_KICKS_TAKEN_OVER] = ks.taken_over;
     v[ST_Q_KICKS_DELIVERED] = ks.delivered;
