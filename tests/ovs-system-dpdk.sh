@@ -145,14 +145,14 @@ result() {
             "$dir/$1.out" 2>/dev/null | head -n 1)
     echo "${r:--}"
 }
-printf '\n%4s  %-50s %-8s %-8s\n' case title "stock" ours
+printf '\n%4s  %-55s %-8s %-8s\n' case title "stock" ours
 unexpected=
 for n in $cases; do
     title=$(sed -n "s/^ *$n: system-dpdk\.at:[0-9]* *//p" "$dir/list" | head -n 1)
     s=-
     $stock && s=$(result stock $n)
     o=$(result ours $n)
-    printf '%4s  %-50s %-8s %-8s\n' "$n" "$title" "$s" "$o"
+    printf '%4s  %-55s %-8s %-8s\n' "$n" "$title" "$s" "$o"
     if [ "$o" != ok ] && [ "$o" != skipped ]; then
         if ! $stock || [ "$s" = ok ]; then
             unexpected="$unexpected $n"
