@@ -126,10 +126,14 @@ if [ ! -f "$kdir/done" ]; then
     dpkg -x "$kdir.tmp"/*.deb "$kdir.tmp/x"
     cp "$kdir.tmp/x/boot/vmlinuz-$kver" "$kdir.tmp/vmlinuz"
     mkdir "$kdir.tmp/modules"
+    # Debian 12's kernel package puts its modules in /lib/modules, Debian
+    # 13's (merged /usr) in /usr/lib/modules.
+    mdir=$kdir.tmp/x/lib/modules/$kver
+    [ -d "$mdir" ] || mdir=$kdir.tmp/x/usr/lib/modules/$kver
+    [ -d "$mdir" ] || die "$kpkg has no modules directory for $kver"
     for m in $modules; do
-        f=$(find "$kdir.tmp/x/lib/modules/$kver" -name "$m.ko*" | head -n 1)
-        if [ -z "$f" ] && grep -q "/$m\.ko\$" \
-                "$kdir.tmp/x/lib/modules/$kver/modules.builtin" 2>/dev/null; then
+        f=$(find "$mdir" -name "$m.ko*" | head -n 1)
+        if [ -z "$f" ] && grep -q "/$m\.ko\$" "$mdir/modules.builtin" 2>/dev/null; then
             continue        # built into this kernel
         fi
         [ -n "$f" ] || die "$kpkg has no module $m"
