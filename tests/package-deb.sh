@@ -339,8 +339,10 @@ else
     die "ovs-ctl start ovs-vswitchd"
 fi
 VSWITCHD_PID=$(cat "$RUNDIR/ovs-vswitchd.pid" 2>/dev/null)
-check "running ovs-vswitchd (pid $VSWITCHD_PID) is $OURS" \
-    test "$(readlink "/proc/$VSWITCHD_PID/exe")" = "$OURS"
+# By inode, not by the link's text: in a chroot (the Debian 13 root) with
+# ip netns exec's mount namespace, /proc/PID/exe may read as another path.
+check "running ovs-vswitchd (pid $VSWITCHD_PID) is $OURS ($(readlink "/proc/$VSWITCHD_PID/exe"))" \
+    test "/proc/$VSWITCHD_PID/exe" -ef "$OURS"
 check "ovs-vswitchd runs in network namespace $NS" \
     test "$(ip netns identify "$VSWITCHD_PID")" = "$NS"
 took_over() {
