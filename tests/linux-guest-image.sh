@@ -2,8 +2,10 @@
 # linux-guest-image.sh: builds the Linux test guest of the system tests
 # (tests/system-linux-guest.at) from Debian packages, into a cache outside
 # the repository, and prints the directory holding it on the last line:
-#   DIR/vmlinuz      Debian's kernel (linux-image-6.1.0-N-amd64, the newest
-#                    ABI apt knows, its -unsigned variant when there is one)
+#   DIR/vmlinuz      Debian's kernel of this platform, the newest ABI apt
+#                    knows, its -unsigned variant when there is one:
+#                    Debian 12 linux-image-6.1.0-N-amd64, Debian 13
+#                    linux-image-6.12.N+deb13-amd64 (its new ABI naming)
 #   DIR/kernel       what QEMU boots: the same kernel decompressed (an ELF
 #                    vmlinux with a PVH entry point, which QEMU enters
 #                    directly: the bzImage's decompressor takes 5 to 10 s
@@ -55,10 +57,16 @@ need 'dpkg -s busybox-static | grep -q "^Status: install ok installed"' busybox-
 need 'command -v gcc' gcc
 need 'test -f /usr/lib/x86_64-linux-gnu/libc.a' libc6-dev
 
-# The kernel package: the newest linux-image-6.1.0-N-amd64 apt knows.
+# The kernel package: the newest of this platform's kernel series that apt
+# knows (Debian 12: 6.1.0-N; Debian 13: 6.12.N+deb13).
+case $(. /etc/os-release && echo "${VERSION_CODENAME:-}") in
+    trixie) kprefix=linux-image-6.12.
+            kpattern='^linux-image-6\.12\.[0-9]+\+deb13-amd64(-unsigned)?$' ;;
+    *)      kprefix=linux-image-6.1.0-
+            kpattern='^linux-image-6\.1\.0-[0-9]+-amd64(-unsigned)?$' ;;
+esac
 newest_kpkg() {
-    apt-cache pkgnames linux-image-6.1.0- 2>/dev/null \
-        | grep -E '^linux-image-6\.1\.0-[0-9]+-amd64(-unsigned)?$' \
+    apt-cache pkgnames "$kprefix" 2>/dev/null | grep -E "$kpattern" \
         | sed 's/-unsigned$//' | sort -u -V | tail -n 1 || true
 }
 kpkg=${LINUX_GUEST_KPKG:-}
@@ -68,7 +76,7 @@ if [ -z "$kpkg" ]; then
         apt_update
         kpkg=$(newest_kpkg)
     fi
-    [ -n "$kpkg" ] || unavailable "apt knows no linux-image-6.1.0-N-amd64 package"
+    [ -n "$kpkg" ] || unavailable "apt knows no ${kprefix}* amd64 kernel package"
     if apt-cache show "$kpkg-unsigned" > /dev/null 2>&1; then
         kpkg=$kpkg-unsigned
     fi
@@ -118,8 +126,16 @@ if [ ! -f "$kdir/done" ]; then
     dpkg -x "$kdir.tmp"/*.deb "$kdir.tmp/x"
     cp "$kdir.tmp/x/boot/vmlinuz-$kver" "$kdir.tmp/vmlinuz"
     mkdir "$kdir.tmp/modules"
+    # Debian 12's kernel package puts its modules in /lib/modules, Debian
+    # 13's (merged /usr) in /usr/lib/modules.
+    mdir=$kdir.tmp/x/lib/modules/$kver
+    [ -d "$mdir" ] || mdir=$kdir.tmp/x/usr/lib/modules/$kver
+    [ -d "$mdir" ] || die "$kpkg has no modules directory for $kver"
     for m in $modules; do
-        f=$(find "$kdir.tmp/x/lib/modules/$kver" -name "$m.ko*" | head -n 1)
+        f=$(find "$mdir" -name "$m.ko*" | head -n 1)
+        if [ -z "$f" ] && grep -q "/$m\.ko\$" "$mdir/modules.builtin" 2>/dev/null; then
+            continue        # built into this kernel
+        fi
         [ -n "$f" ] || die "$kpkg has no module $m"
         case $f in
             *.ko) cp "$f" "$kdir.tmp/modules/$m.ko" ;;

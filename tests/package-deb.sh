@@ -1,9 +1,15 @@
 #!/bin/bash
 # Checks the Debian package openvswitch-switch-vhost on this machine, as an
 # operator would use it (issue 7).  Not part of "make check": run it by hand,
-# as root, on Debian 12 with openvswitch-switch installed:
+# as root, on Debian 12 or 13 with openvswitch-switch installed:
 #
-#   tests/package-deb.sh [PACKAGE.deb]
+#   tests/package-deb.sh [--platform=debian12|debian13] [PACKAGE.deb]
+#
+# --platform defaults to the host's own; --platform=debian13 on a Debian 12
+# host runs the whole test inside the Debian 13 root of
+# utilities/ovs-vhost-prepare-debian13 (--exec; the source tree is at the
+# same path there), so the package builds against Debian 13's OVS 3.5 and
+# DPDK 24.11 and installs there as an alternative to its ovs-vswitchd.
 #
 # Without an argument it builds the package first, with
 # "dpkg-buildpackage -us -uc -b" in a copy of this work tree (tracked and
@@ -45,6 +51,47 @@ GUEST_MEM_MB=128
 COUNT=1000
 
 top=$(cd "$(dirname "$0")/.." && pwd)
+
+platform=
+args=()
+for arg in "$@"; do
+    case $arg in
+        --platform=*) platform=${arg#--platform=} ;;
+        --workdir=*) PKGTEST_DIR=${arg#--workdir=} ;;
+        -*) echo "package-deb: unknown option $arg" >&2; exit 2 ;;
+        *) args+=("$(readlink -f "$arg")") ;;
+    esac
+done
+set -- "${args[@]}"
+case $(. /etc/os-release && echo "${VERSION_CODENAME:-}") in
+    bookworm) native=debian12 ;;
+    trixie) native=debian13 ;;
+    *) native=unknown ;;
+esac
+platform=${platform:-$native}
+if [ "$platform" != "$native" ]; then
+    if [ "$platform" = debian13 ] && [ "$native" = debian12 ]; then
+        # A .deb given as an argument must be inside the source tree (or
+        # another path the root shares).  Without one, the work tree is
+        # copied here (git runs on the host: the root has no git, and a
+        # worktree's .git points outside the tree) into a work directory
+        # inside the root, which the run there reuses.
+        root=$("$top/utilities/ovs-vhost-prepare-debian13" | tail -n 1)
+        inner=$(mktemp -d "$root/tmp/ovs-vhost-pkgtest.XXXXXX")
+        if [ $# -eq 0 ]; then
+            mkdir -p "$inner/src"
+            (cd "$top" && git ls-files -co --exclude-standard -z \
+                | grep -zEv '^_build[^/]*/' | tar --null -cf - -T -) \
+                | tar -xf - -C "$inner/src" \
+                || { echo "package-deb: copying the work tree" >&2; exit 1; }
+        fi
+        exec "$top/utilities/ovs-vhost-prepare-debian13" --exec \
+            "$top/tests/package-deb.sh" --platform=debian13 \
+            --workdir="${inner#$root}" "$@"
+    fi
+    echo "package-deb: cannot test $platform on $native" >&2
+    exit 2
+fi
 n_pass=0
 n_fail=0
 cleanup_done=false
@@ -173,11 +220,15 @@ if [ $# -ge 1 ]; then
     [ -f "$DEB" ] || die "no such package file: $1"
 else
     log "building the package in $WORK/src (log: $WORK/build.log)"
-    rm -rf "$WORK/src"
-    mkdir -p "$WORK/src"
-    (cd "$top" && git ls-files -co --exclude-standard -z | grep -zv '^_build/' \
-        | tar --null -cf - -T -) | tar -xf - -C "$WORK/src" \
-        || die "copying the work tree"
+    if [ -f "$WORK/src/debian/rules" ] && ! command -v git > /dev/null; then
+        log "using the copy of the work tree made before entering the root"
+    else
+        rm -rf "$WORK/src"
+        mkdir -p "$WORK/src"
+        (cd "$top" && git ls-files -co --exclude-standard -z | grep -zEv '^_build[^/]*/' \
+            | tar --null -cf - -T -) | tar -xf - -C "$WORK/src" \
+            || die "copying the work tree"
+    fi
     export DEBIAN_FRONTEND=noninteractive
     for tool in dpkg-buildpackage dh fakeroot; do
         command -v $tool > /dev/null && continue
@@ -288,8 +339,10 @@ else
     die "ovs-ctl start ovs-vswitchd"
 fi
 VSWITCHD_PID=$(cat "$RUNDIR/ovs-vswitchd.pid" 2>/dev/null)
-check "running ovs-vswitchd (pid $VSWITCHD_PID) is $OURS" \
-    test "$(readlink "/proc/$VSWITCHD_PID/exe")" = "$OURS"
+# By inode, not by the link's text: in a chroot (the Debian 13 root) with
+# ip netns exec's mount namespace, /proc/PID/exe may read as another path.
+check "running ovs-vswitchd (pid $VSWITCHD_PID) is $OURS ($(readlink "/proc/$VSWITCHD_PID/exe"))" \
+    test "/proc/$VSWITCHD_PID/exe" -ef "$OURS"
 check "ovs-vswitchd runs in network namespace $NS" \
     test "$(ip netns identify "$VSWITCHD_PID")" = "$NS"
 took_over() {
