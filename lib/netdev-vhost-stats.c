@@ -167,7 +167,8 @@ static const struct stat_def stat_defs[N_STATS] = {
         "longest from a kick's take-over to its delivery, microseconds",
         true },
     [ST_MEMPOOL_IN_USE] = { "ovs_mempool_in_use", STAT_PORT_END, false,
-        "mbufs of the port's mempool in use (port has a mempool)" },
+        "mbufs of the port's mempool in use (0 before the first guest "
+        "connected: the pool is made then)" },
     [ST_MEM_TABLE_MSGS] = { "vhost_mem_table_msgs", STAT_PORT_END, false,
         "VHOST_USER_SET_MEM_TABLE messages" },
 };
@@ -362,13 +363,11 @@ custom_add(struct netdev_custom_stats *cs, size_t *allocated,
 
 /* Appends the port counters of 'scope' in 'v' to 'cs'. */
 static void
-custom_add_port(const struct netdev_vhost *dev,
-                struct netdev_custom_stats *cs, size_t *allocated,
+custom_add_port(struct netdev_custom_stats *cs, size_t *allocated,
                 enum stat_scope scope, const uint64_t v[N_STATS])
 {
     for (int i = 0; i < N_STATS; i++) {
-        if (stat_defs[i].scope == scope && stat_defs[i].name
-            && (i != ST_MEMPOOL_IN_USE || dev->mp)) {
+        if (stat_defs[i].scope == scope && stat_defs[i].name) {
             custom_add(cs, allocated, stat_defs[i].name, v[i]);
         }
     }
@@ -388,7 +387,7 @@ netdev_vhost_get_custom_stats(const struct netdev *netdev,
     int n_qp = stats_n_qp(dev);
 
     port_stats_read(dev, v);
-    custom_add_port(dev, cs, &allocated, STAT_PORT, v);
+    custom_add_port(cs, &allocated, STAT_PORT, v);
 
     /* DPDK's per-vring statistics, already named rx_q<N>_... and
      * tx_q<N>_... by the library. */
@@ -420,7 +419,7 @@ netdev_vhost_get_custom_stats(const struct netdev *netdev,
             }
         }
     }
-    custom_add_port(dev, cs, &allocated, STAT_PORT_END, v);
+    custom_add_port(cs, &allocated, STAT_PORT_END, v);
     ovs_mutex_unlock(&dev->mutex);
     return 0;
 }

@@ -23,8 +23,15 @@
 #include <config.h>
 
 #include "netdev-vhost-unixctl.h"
+#include "netdev-vhost.h"
 #include "netdev-vhost-private.h"
+#include "netdev-vhost-mempool.h"
 #include "netdev-vhost-stats.h"
+
+#include <errno.h>
+#include <stdio.h>
+
+#include <rte_mempool.h>
 
 #include "netdev.h"
 #include "openvswitch/dynamic-string.h"
@@ -105,4 +112,52 @@ netdev_vhost_unixctl_register(void)
                              netdev_vhost_unixctl_stats, NULL);
     unixctl_command_register("netdev-vhost/clear-stats", "[port]", 0, 1,
                              netdev_vhost_unixctl_clear_stats, NULL);
+}
+
+bool
+netdev_vhost_unixctl_mempool_info(struct unixctl_conn *conn, int argc,
+                                  const char *argv[])
+{
+    if (argc != 2) {
+        return false;
+    }
+
+    struct netdev *netdev = netdev_vhost_lookup(argv[1]);
+    if (!netdev) {
+        return false;
+    }
+
+    struct netdev_vhost *dev = netdev_vhost_cast(netdev);
+    char *response = NULL;
+    size_t size = 0;
+    FILE *stream = open_memstream(&response, &size);
+
+    if (!stream) {
+        char *error = xasprintf("Unable to open memstream: %s.",
+                                ovs_strerror(errno));
+
+        unixctl_command_reply_error(conn, error);
+        free(error);
+    } else {
+        bool allocated;
+
+        ovs_mutex_lock(&dev->mutex);
+        allocated = dev->mp != NULL;
+        if (allocated) {
+            rte_mempool_dump(stream, dev->mp->mp);
+            fprintf(stream, "    count: avail (%u), in use (%u)\n",
+                    rte_mempool_avail_count(dev->mp->mp),
+                    rte_mempool_in_use_count(dev->mp->mp));
+        }
+        ovs_mutex_unlock(&dev->mutex);
+        fclose(stream);
+        if (allocated) {
+            unixctl_command_reply(conn, response);
+        } else {
+            unixctl_command_reply_error(conn, "Not allocated");
+        }
+    }
+    free(response);
+    netdev_close(netdev);
+    return true;
 }

@@ -862,7 +862,13 @@ netdev_vhost_reconfigure(struct netdev *netdev)
     ovs_mutex_lock(&dev->mutex);
     netdev_vhost_flush_all(dev, false);
 
-    if (!dev->mp || dev->mtu != dev->requested_mtu
+    /* The mempool is made when a guest connects (new_device() asks for a
+     * reconfigure when there is none), as stock OVS 3.5 does: until then
+     * netdev-dpdk/get-mempool-info says "Not allocated". */
+    if (!dev->mp && netdev_vhost_get_vid(dev) < 0) {
+        dev->mtu = dev->requested_mtu;
+        dev->numa_id = dev->requested_numa_id;
+    } else if (!dev->mp || dev->mtu != dev->requested_mtu
         || dev->numa_id != dev->requested_numa_id) {
         struct netdev_vhost_mempool *mp = netdev_vhost_mempool_get(
             dev->requested_numa_id, dev->requested_mtu);

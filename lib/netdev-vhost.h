@@ -20,6 +20,8 @@
 /* Public entry points of the netdev-vhost class, called by the
  * ovs-vswitchd plug-in (vswitchd-plugin/netdev-vhost-plugin.c). */
 
+#include <stdbool.h>
+
 struct smap;
 
 /* Version of ovs-netdev-vhost, e.g. "0.1.0". */
@@ -40,5 +42,19 @@ void netdev_vhost_register(const struct smap *ovs_other_config);
  * when nothing changed (called on every bridge run).  A bad value is
  * logged once and the previous default kept. */
 void netdev_vhost_set_other_config(const struct smap *ovs_other_config);
+
+struct unixctl_conn;
+
+/* OVS's "netdev-dpdk/get-mempool-info PORT" for a netdev-vhost PORT:
+ * netdev-dpdk's handler answers only for its own classes ("Not a DPDK
+ * Interface"), so vswitchd-plugin/netdev-vhost-plugin.c puts this in front
+ * of it.  Replies as stock OVS 3.5 does for a vhost port (netdev-dpdk.c,
+ * netdev_dpdk_get_mempool_info()): the pool's rte_mempool_dump() and its
+ * counts, or the error "Not allocated" before a guest connected.  Returns
+ * false, replying nothing, when the call is not for one of our ports (no
+ * port argument, or another class): the caller hands it to netdev-dpdk.
+ * Main thread. */
+bool netdev_vhost_unixctl_mempool_info(struct unixctl_conn *conn, int argc,
+                                       const char *argv[]);
 
 #endif /* netdev-vhost.h */

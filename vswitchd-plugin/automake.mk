@@ -1,12 +1,14 @@
 # ovs-vswitchd: OVS's unmodified vswitchd objects linked with our library.
 # -Wl,--wrap=netdev_dpdk_register lets vswitchd-plugin/netdev-vhost-plugin.c
 # run after OVS registered its DPDK classes and swap in ours for the vhost
-# port types (DESIGN.md section 2).
+# port types, --wrap=unixctl_command_register puts our answer in front of
+# netdev-dpdk/get-mempool-info (DESIGN-NOTES.md section 2).
 
 sbin_PROGRAMS += vswitchd-plugin/ovs-vswitchd
 vswitchd_plugin_ovs_vswitchd_SOURCES = vswitchd-plugin/netdev-vhost-plugin.c
 vswitchd_plugin_ovs_vswitchd_LDFLAGS = \
 	$(AM_LDFLAGS) -Wl,--wrap=netdev_dpdk_register -Wl,--wrap=dpdk_init \
+	-Wl,--wrap=unixctl_command_register \
 	$(OVS_VSWITCHD_LDFLAGS)
 vswitchd_plugin_ovs_vswitchd_LDADD = \
 	$(OVS_BUILDDIR)/vswitchd/bridge.o \
