@@ -180,21 +180,6 @@ staged_update(struct netdev_vhost *dev, int q, int before)
     }
 }
 
-/* True if some queue pair of 'dev' has staged packets.  Any thread. */
-static bool
-staged_any(struct netdev_vhost *dev)
-{
-    for (int w = 0; w < ARRAY_SIZE(dev->staged.bits); w++) {
-        uint64_t bits;
-
-        atomic_read_relaxed(&dev->staged.bits[w], &bits);
-        if (bits) {
-            return true;
-        }
-    }
-    return false;
-}
-
 /* Takes the tx_lock of queue pair 'q' of 'dev' and returns how many
  * packets it has staged, for txq_unlock(). */
 static inline int
@@ -642,11 +627,11 @@ netdev_vhost_rxq_recv(struct netdev_rxq *rxq, struct dp_packet_batch *batch,
     uint16_t nb_rx = 0;
     bool ready;
 
-    if (OVS_UNLIKELY(staged_any(dev))) {
+    if (OVS_UNLIKELY(netdev_vhost_qmap_any(&dev->staged))) {
         flush_due(dev);
     }
     if (NETDEV_VHOST_HAS_DEFERRED_KICKS
-        && OVS_UNLIKELY(netdev_vhost_kick_any_pending(dev))) {
+        && OVS_UNLIKELY(netdev_vhost_qmap_any(&dev->kick_pending))) {
         netdev_vhost_kick_run(dev);
     }
 

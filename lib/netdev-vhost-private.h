@@ -231,16 +231,16 @@ netdev_vhost_get_vid(const struct netdev_vhost *dev)
     return ovsrcu_index_get(&dev->vid);
 }
 
-/* True if some queue pair of 'dev' holds a deferred kick
- * (lib/netdev-vhost-kick.h).  Any thread; one relaxed read per 64 queue
- * pairs, for every rxq_recv. */
+/* True if 'map' (staged packets, or held kicks: see struct netdev_vhost)
+ * names some queue pair.  Any thread; one relaxed read per 64 queue pairs,
+ * for every rxq_recv. */
 static inline bool
-netdev_vhost_kick_any_pending(struct netdev_vhost *dev)
+netdev_vhost_qmap_any(struct netdev_vhost_staged_map *map)
 {
-    for (int w = 0; w < ARRAY_SIZE(dev->kick_pending.bits); w++) {
+    for (int w = 0; w < ARRAY_SIZE(map->bits); w++) {
         uint64_t bits;
 
-        atomic_read_relaxed(&dev->kick_pending.bits[w], &bits);
+        atomic_read_relaxed(&map->bits[w], &bits);
         if (bits) {
             return true;
         }

@@ -37,6 +37,14 @@ vring_read_u16(const uint16_t *p)
     return __atomic_load_n(p, __ATOMIC_RELAXED);
 }
 
+/* Virtio 1.1, 2.6.7: without VIRTIO_RING_F_EVENT_IDX the driver wants a
+ * notification unless avail->flags has VRING_AVAIL_F_NO_INTERRUPT. */
+static inline bool
+split_flag_wants(const struct vring_avail *avail)
+{
+    return !(vring_read_u16(&avail->flags) & VRING_AVAIL_F_NO_INTERRUPT);
+}
+
 /* Virtio 1.1, 2.6.7: without VIRTIO_RING_F_EVENT_IDX the driver
  * suppresses notifications with VRING_AVAIL_F_NO_INTERRUPT in avail->flags.
  * With it, the flag is ignored and the device notifies when the used index
@@ -47,9 +55,7 @@ vhost_split_wants_interrupt(const struct vring_avail *avail,
                             uint16_t size, bool event_idx)
 {
     if (!event_idx) {
-        uint16_t avail_flags = vring_read_u16(&avail->flags);
-
-        return !(avail_flags & VRING_AVAIL_F_NO_INTERRUPT);
+        return split_flag_wants(avail);
     } else {
         uint16_t used_event = vring_read_u16(&avail->ring[size]);
         uint16_t used_idx = vring_read_u16(&used->idx);
@@ -105,9 +111,7 @@ vhost_split_kick_wanted(const struct vring_avail *avail,
                         uint16_t size, bool event_idx, uint16_t used_at_kick)
 {
     if (!event_idx) {
-        uint16_t avail_flags = vring_read_u16(&avail->flags);
-
-        return !(avail_flags & VRING_AVAIL_F_NO_INTERRUPT);
+        return split_flag_wants(avail);
     } else {
         uint16_t used_event = vring_read_u16(&avail->ring[size]);
         uint16_t used_idx = vring_read_u16(&used->idx);
