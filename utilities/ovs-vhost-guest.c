@@ -2097,6 +2097,14 @@ main(int argc, char *argv[])
                        ? mono_ns() + g->opt.wait_link_s * 1000000000 : 0);
     }
     print_report(g, duration);
+    if (g->opt.mem_churn_ms) {
+        /* The EAL mapped memory dynamically and its threads may still run
+         * memory event callbacks: the exit of a churning guest crashed at
+         * times in DPDK's destructors after its report (DPDK 22.11 and
+         * 24.11).  The report is out; leave without them. */
+        fflush(NULL);
+        _exit(EXIT_SUCCESS);
+    }
     cleanup(g);
     return EXIT_SUCCESS;
 }
