@@ -17,6 +17,8 @@ tests_test_vhost_kick_CFLAGS = -std=gnu99 -Wall -Wextra $(SANITIZER_FLAGS)
 TESTSUITE_AT = \
 	tests/testsuite.at \
 	tests/netdev-vhost-macros.at \
+	tests/txp-macros.at \
+	tests/linux-guest-macros.at \
 	tests/unit.at \
 	tests/system-vhost.at \
 	tests/system-txp.at \
