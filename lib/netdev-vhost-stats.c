@@ -109,7 +109,7 @@ static const struct stat_def stat_defs[N_STATS] = {
         "packets dropped by the ingress policer" },
     [ST_TX_INVALID_HWOL_DROPS] = { "ovs_tx_invalid_hwol_drops", STAT_PORT,
         false, "TSO packets without an L4 header" },
-    [ST_TX_RETRIES] = { "tx_retries", STAT_PORT, false,
+    [ST_TX_RETRIES] = { "ovs_tx_retries", STAT_PORT, false,
         "enqueue retries (options:tx-retries-max)" },
     [ST_Q_BURSTS] = { "bursts", STAT_QUEUE, true, "send calls" },
     [ST_Q_BURSTS_INTR] = { "bursts_intr", STAT_QUEUE, true,
