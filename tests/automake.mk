@@ -19,6 +19,7 @@ TESTSUITE_AT = \
 	tests/netdev-vhost-macros.at \
 	tests/txp-macros.at \
 	tests/linux-guest-macros.at \
+	tests/ovn-macros.at \
 	tests/unit.at \
 	tests/system-vhost.at \
 	tests/system-txp.at \
@@ -26,7 +27,8 @@ TESTSUITE_AT = \
 	tests/system-linux-guest.at \
 	tests/system-ops.at \
 	tests/system-defects.at \
-	tests/system-kicks.at
+	tests/system-kicks.at \
+	tests/system-ovn.at
 EXTRA_DIST += $(TESTSUITE_AT) tests/testsuite tests/atlocal.in package.m4 \
 	tests/linux-guest-image.sh tests/linux-guest-init tests/linux-guest-udp.c \
 	tests/ovs-system-dpdk.sh tests/package-deb.sh
