@@ -311,6 +311,8 @@ destroy_device(int vid)
 {
     char ifname[PATH_MAX];
     struct netdev_vhost *dev, *found;
+    uint64_t kicks_read[NETDEV_VHOST_MAX_QP];
+    uint64_t suppressed_read[NETDEV_VHOST_MAX_QP];
 
     rte_vhost_get_ifname(vid, ifname, sizeof ifname);
     ovs_mutex_lock(&netdev_vhost_mutex);
@@ -319,20 +321,27 @@ destroy_device(int vid)
         ovs_mutex_lock(&dev->mutex);
         atomic_store_relaxed(&dev->ready, false);
         ovs_mutex_lock(&vid_map_mutex);
-        netdev_vhost_guard_close(dev);
+        /* The id first, then the guard: a PMD thread that finds the guard
+         * closed then also finds the id withdrawn, and leaves a held kick
+         * to the teardown below (netdev_vhost_kick_run_locked()). */
         ovsrcu_index_set(&dev->vid, -1);
         atomic_thread_fence(memory_order_seq_cst);
+        netdev_vhost_guard_close(dev);
         ovs_mutex_unlock(&vid_map_mutex);
 
         /* Keep the kick counts of this connection: DPDK's per-vring
-         * statistics vanish with the device. */
+         * statistics vanish with the device.  (Kicks written after this
+         * read are added below.) */
         for (int q = 0; q < NETDEV_VHOST_MAX_QP; q++) {
             struct netdev_vhost_qp *qp = &dev->qps[q];
 
-            qp->kicks_base += netdev_vhost_vring_kicks(vid, q);
+            kicks_read[q] = netdev_vhost_vring_kicks(vid, q);
+            qp->kicks_base += kicks_read[q];
+            suppressed_read[q] = 0;
             if (NETDEV_VHOST_HAS_DEFERRED_KICKS) {
-                qp->coalesced_base += netdev_vhost_vring_stat(
+                suppressed_read[q] = netdev_vhost_vring_stat(
                     vid, q, "guest_notifications_suppressed");
+                qp->coalesced_base += suppressed_read[q];
             }
             qp->tx_enabled = false;
             qp->rx_enabled = false;
@@ -360,24 +369,35 @@ destroy_device(int vid)
             netdev_vhost_wait_while_set(&found->qps[q].rx_busy);
         }
         netdev_vhost_flush_all(found, true);
-        if (NETDEV_VHOST_HAS_DEFERRED_KICKS) {
-            /* Held kicks: delivered now, while the virtqueues and their
-             * callfds exist (lib/netdev-vhost-kick.h).  No PMD thread can
-             * deliver them any more: the id is withdrawn and every tx_lock
-             * was taken since.  Each counts as a kick of this connection,
-             * whose count was read above. */
-            ovs_mutex_lock(&found->mutex);
-            for (int q = 0; q < NETDEV_VHOST_MAX_QP; q++) {
-                struct netdev_vhost_qp *qp = &found->qps[q];
+        ovs_mutex_lock(&found->mutex);
+        for (int q = 0; q < NETDEV_VHOST_MAX_QP; q++) {
+            struct netdev_vhost_qp *qp = &found->qps[q];
 
-                rte_spinlock_lock(&qp->tx_lock);
+            rte_spinlock_lock(&qp->tx_lock);
+            /* A PMD thread that read the id before it was withdrawn may
+             * have written a kick after the counts were read above (DPDK's
+             * own, inside an enqueue, or a held one): it held this tx_lock,
+             * taken since.  Without these, 'kicks' would miss them (seen
+             * when a PMD thread delivered a held kick here: kicks 1 for
+             * two written, one of them counted in kicks_delivered). */
+            qp->kicks_base += netdev_vhost_vring_kicks(vid, q) - kicks_read[q];
+            if (NETDEV_VHOST_HAS_DEFERRED_KICKS) {
+                qp->coalesced_base += netdev_vhost_vring_stat(
+                    vid, q, "guest_notifications_suppressed")
+                    - suppressed_read[q];
+                /* Held kicks: delivered now, while the virtqueues and
+                 * their callfds exist (lib/netdev-vhost-kick.h).  No PMD
+                 * thread can deliver them any more: the id is withdrawn
+                 * and every tx_lock was taken since.  Each counts as a
+                 * kick of this connection, whose count was read just
+                 * before. */
                 if (netdev_vhost_kick_teardown_locked(found, q, vid)) {
                     qp->kicks_base++;
                 }
-                rte_spinlock_unlock(&qp->tx_lock);
             }
-            ovs_mutex_unlock(&found->mutex);
+            rte_spinlock_unlock(&qp->tx_lock);
         }
+        ovs_mutex_unlock(&found->mutex);
         VLOG_INFO("vHost Device '%s' has been removed", ifname);
     } else {
         VLOG_INFO("vHost Device '%s' not found", ifname);

@@ -243,7 +243,17 @@ netdev_vhost_kick_run_locked(struct netdev_vhost *dev, int q, int vid,
      * library's full fence before the library asked guest_notify(); this
      * fence orders our ring read after them also on the rxq_recv path. */
     atomic_thread_fence(memory_order_seq_cst);
-    if (!vhost_kick_run(&kq->kick, kick_still_wanted(dev, qp), now_us)) {
+    bool wanted = kick_still_wanted(dev, qp);
+
+    if (wanted && netdev_vhost_get_vid(dev) != vid) {
+        /* The ring guard was closed because the device is being destroyed
+         * (destroy_device() withdraws the id before it closes the guard):
+         * netdev_vhost_kick_teardown_locked() delivers the kick once this
+         * thread has let go of the tx_lock, and counts it once, as a
+         * teardown kick. */
+        return;
+    }
+    if (!vhost_kick_run(&kq->kick, wanted, now_us)) {
         return;
     }
     if (kick_deliver(vid, q)) {
