@@ -149,6 +149,7 @@ struct options {
     uint64_t alternate_ms;
     enum role role;
     uint64_t count;
+    uint64_t expect;            /* rx/echo: sequence numbers expected. */
     uint64_t rate;
     unsigned int burst;
     unsigned int size;
@@ -319,6 +320,9 @@ usage(void)
            "  --count=N              tx: packets to send; rx/echo: stop "
            "after N\n"
            "                         received (default 0 = unlimited)\n"
+           "  --expect=N             rx/echo: count loss against N sequence "
+           "numbers\n"
+           "                         without stopping (default 0)\n"
            "  --rate=PPS             tx rate, 0 = as fast as possible "
            "(default 0)\n"
            "  --burst=B              tx burst, 1..32 (default 1)\n"
@@ -485,6 +489,7 @@ enum {
     OPT_ALTERNATE_MS,
     OPT_ROLE,
     OPT_COUNT,
+    OPT_EXPECT,
     OPT_RATE,
     OPT_BURST,
     OPT_SIZE,
@@ -522,6 +527,7 @@ parse_options(int argc, char *argv[], struct options *opt)
         {"alternate-ms", required_argument, NULL, OPT_ALTERNATE_MS},
         {"role", required_argument, NULL, OPT_ROLE},
         {"count", required_argument, NULL, OPT_COUNT},
+        {"expect", required_argument, NULL, OPT_EXPECT},
         {"rate", required_argument, NULL, OPT_RATE},
         {"burst", required_argument, NULL, OPT_BURST},
         {"size", required_argument, NULL, OPT_SIZE},
@@ -605,6 +611,9 @@ parse_options(int argc, char *argv[], struct options *opt)
             break;
         case OPT_COUNT:
             opt->count = parse_uint(name, optarg, 0, INT64_MAX);
+            break;
+        case OPT_EXPECT:
+            opt->expect = parse_uint(name, optarg, 0, INT64_MAX);
             break;
         case OPT_RATE:
             opt->rate = parse_uint(name, optarg, 0, 1000000000);
@@ -1914,14 +1923,14 @@ total_lost(const struct guest *g)
     uint64_t lost = 0;
 
     if (!g->n_streams) {
-        return opt->role == ROLE_TX ? 0 : opt->count;
+        return opt->role == ROLE_TX ? 0 : RTE_MAX(opt->count, opt->expect);
     }
     for (unsigned int i = 0; i < g->n_streams; i++) {
         const struct stream_stats *s = &g->streams[i];
         uint64_t expected = s->highest + 1;
 
         if (opt->role != ROLE_TX) {
-            expected = RTE_MAX(expected, opt->count);
+            expected = RTE_MAX(expected, RTE_MAX(opt->count, opt->expect));
         } else if (s->id == opt->stream) {
             expected = RTE_MAX(expected, g->next_seq);
         }
