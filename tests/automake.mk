@@ -26,7 +26,8 @@ TESTSUITE_AT = \
 	tests/system-linux-guest.at \
 	tests/system-ops.at \
 	tests/system-defects.at \
-	tests/system-kicks.at
+	tests/system-kicks.at \
+	tests/system-offload.at
 EXTRA_DIST += $(TESTSUITE_AT) tests/testsuite tests/atlocal.in package.m4 \
 	tests/linux-guest-image.sh tests/linux-guest-init tests/linux-guest-udp.c \
 	tests/ovs-system-dpdk.sh tests/package-deb.sh
