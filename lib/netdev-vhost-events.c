@@ -178,7 +178,6 @@ new_connection(int vid)
     return 0;
 }
 
-#if NETDEV_VHOST_VIRTIO_RECOVERY
 /* The virtio features recovery of stock OVS 3.5 (destroy_connection() in
  * lib/netdev-dpdk.c), for the connection of 'dev' that just closed: a
  * connection that never reached new_device (the guest likely did not
@@ -189,7 +188,8 @@ new_connection(int vid)
  * registers a client port's socket again with the other features
  * (lib/netdev-vhost.c).  Stock's states for server ports are kept too, but
  * only client ports re-register, as in stock.  vhost-events thread (or the
- * main thread in rte_vhost_driver_unregister()), 'dev->mutex' held. */
+ * main thread in rte_vhost_driver_unregister()), 'dev->mutex' held.
+ * Called on OVS 3.5 builds only (NETDEV_VHOST_HAS_VIRTIO_RECOVERY). */
 static void
 virtio_recovery_step(struct netdev_vhost *dev) OVS_REQUIRES(dev->mutex)
 {
@@ -219,7 +219,6 @@ virtio_recovery_step(struct netdev_vhost *dev) OVS_REQUIRES(dev->mutex)
     }
     dev->virtio_state = st;
 }
-#endif
 
 #if NETDEV_VHOST_GUEST_OFFLOADS
 /* All tx offload flags a port may advertise (OVS 3.5's netdev-provider.h);
@@ -309,9 +308,9 @@ destroy_connection(int vid)
             dev->requested_n_qp = 1;
             netdev_request_reconfigure(&dev->up);
         }
-#if NETDEV_VHOST_VIRTIO_RECOVERY
-        virtio_recovery_step(dev);
-#endif
+        if (NETDEV_VHOST_HAS_VIRTIO_RECOVERY) {
+            virtio_recovery_step(dev);
+        }
         ovs_mutex_unlock(&dev->mutex);
     }
     ovs_mutex_unlock(&netdev_vhost_mutex);
@@ -401,9 +400,9 @@ new_device(int vid)
     netdev_vhost_guard_open(dev, vid);
     ovs_mutex_unlock(&vid_map_mutex);
 
-#if NETDEV_VHOST_VIRTIO_RECOVERY
-    dev->virtio_state |= NETDEV_VHOST_VIRTIO_NEGOTIATED;
-#endif
+    if (NETDEV_VHOST_HAS_VIRTIO_RECOVERY) {
+        dev->virtio_state |= NETDEV_VHOST_VIRTIO_NEGOTIATED;
+    }
 #if NETDEV_VHOST_GUEST_OFFLOADS
     offloads_update(dev, vid);
 #endif

@@ -779,15 +779,16 @@ netdev_vhost_set_config(struct netdev *netdev, const struct smap *args,
         }
     }
 
-#if NETDEV_VHOST_VIRTIO_RECOVERY
     /* options:vhost-max-queue-pairs, client ports, as stock OVS 3.5
      * (netdev_dpdk_vhost_client_set_config()): the number of queue pairs a
      * VDUSE device offers, 1 to 128.  DPDK applies it only to VDUSE
      * devices (paths under /dev/vduse/), which this class does not drive:
      * accepted and validated, without effect on vhost-user sockets.  Stock
      * silently takes the default for a bad value; we keep the previous one
-     * and say why. */
-    const char *max_qp_s = smap_get(args, "vhost-max-queue-pairs");
+     * and say why.  OVS 3.1 builds ignore it, as stock 3.1. */
+    const char *max_qp_s = (NETDEV_VHOST_HAS_VIRTIO_RECOVERY
+                            ? smap_get(args, "vhost-max-queue-pairs")
+                            : NULL);
     int max_qp = NETDEV_VHOST_MAX_QUEUE_PAIRS_DEF;
 
     if (dev->client && max_qp_s
@@ -803,7 +804,7 @@ netdev_vhost_set_config(struct netdev *netdev, const struct smap *args,
                      dev->max_queue_pairs);
         }
         free(msg);
-    } else if (dev->client) {
+    } else if (NETDEV_VHOST_HAS_VIRTIO_RECOVERY && dev->client) {
         note_change(&dev->max_qp_error, NULL);
         if (max_qp != dev->max_queue_pairs) {
             dev->max_queue_pairs = max_qp;
@@ -812,7 +813,6 @@ netdev_vhost_set_config(struct netdev *netdev, const struct smap *args,
                       max_qp);
         }
     }
-#endif
 
     /* The guest's driver decides how many queues a vhost port has. */
     const char *n_rxq_s = smap_get(args, "n_rxq");
