@@ -596,12 +596,11 @@ copy_to_mbuf(struct rte_mempool *mp, const struct dp_packet *packet)
         /* As stock 3.5: the outer lengths from the copied offsets (which
          * include the inner ones, csum_start and csum_offset);
          * prepare_offload() sets them for the request. */
-        m->l2_len = dp_packet_eth(copy)
-                    ? (char *) dp_packet_l3(copy) - (char *) dp_packet_eth(copy)
-                    : 0;
-        m->l3_len = dp_packet_l4(copy)
-                    ? (char *) dp_packet_l4(copy) - (char *) dp_packet_l3(copy)
-                    : 0;
+        char *l2 = dp_packet_eth(copy), *l3 = dp_packet_l3(copy);
+        char *l4 = dp_packet_l4(copy);
+
+        m->l2_len = l2 ? l3 - l2 : 0;
+        m->l3_len = l4 ? l4 - l3 : 0;
     }
     return copy;
 }
