@@ -25,9 +25,9 @@ TESTSUITE_AT = \
 	tests/system-reliability.at \
 	tests/system-linux-guest.at \
 	tests/system-ops.at \
+	tests/system-offload.at \
 	tests/system-defects.at \
-	tests/system-kicks.at \
-	tests/system-offload.at
+	tests/system-kicks.at
 EXTRA_DIST += $(TESTSUITE_AT) tests/testsuite tests/atlocal.in package.m4 \
 	tests/linux-guest-image.sh tests/linux-guest-init tests/linux-guest-udp.c \
 	tests/ovs-system-dpdk.sh tests/package-deb.sh
