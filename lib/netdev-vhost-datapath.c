@@ -40,12 +40,15 @@
 #include "coverage.h"
 #include "dp-packet.h"
 #include "netdev-provider.h"
+#include "openvswitch/vlog.h"
 #include "packets.h"
 #include "timeval.h"
 #include "userspace-tso.h"
 #include "util.h"
 #include "vhost-ring.h"
 #include "vhost-tx-policy.h"
+
+#define this_module (*VLM_netdev_vhost)
 
 COVERAGE_DEFINE(netdev_vhost_tx_contention);
 COVERAGE_DEFINE(netdev_vhost_query_skipped);
@@ -326,10 +329,167 @@ netdev_vhost_txq_set_policy(struct netdev_vhost *dev,
 
 /* Tx batches. */
 
+#if NETDEV_VHOST_GUEST_OFFLOADS
+/* The TSO segment size of 'm', a TCP packet whose headers before the TCP
+ * payload are 'l3_len' + 'l4_len' bytes (and 'tunnel_len' more of the
+ * outer headers and the tunnel for a tunnelled packet): the smaller of the
+ * packet's own segment size ('m->tso_segsz', the guest's or the tap's
+ * gso_size from the receive side) and what the port's MTU allows, as stock
+ * OVS 3.4+ (netdev_dpdk_prep_hwol_packet()).  A packet without a segment
+ * size of its own (0) gets the MTU's: stock would pass 0 on, which the
+ * guest cannot segment by. */
+static uint16_t
+tso_segsz(const struct netdev_vhost *dev, const struct rte_mbuf *m,
+          int tunnel_len)
+{
+    int link = dev->mtu - m->l3_len - m->l4_len - tunnel_len;
+
+#if NETDEV_VHOST_TSO_SEGSZ_HINT
+    if (m->tso_segsz && m->tso_segsz < link) {
+        return m->tso_segsz;
+    }
+#endif
+    return link > 0 ? link : 0;
+}
+
+/* Fills in the header lengths and flags that rte_vhost needs to pass
+ * checksum and segmentation requests to the guest in the virtio-net header
+ * (virtio 1.1 section 5.1.6.2: csum_start = l2_len + l3_len, gso_size =
+ * tso_segsz), in the offload model of stock OVS 3.5
+ * (netdev_dpdk_prep_hwol_packet() in lib/netdev-dpdk.c), which runs for
+ * every packet, not only with userspace TSO: OVS 3.2+ offloads checksums
+ * by default.
+ *
+ *   - No request: the IPv4/IPv6 and tunnel marks are cleared; a packet
+ *     with other offload flags is dropped.
+ *   - A tunnelled packet (VXLAN, GENEVE, GRE; other tunnel types are
+ *     dropped) with inner requests: the lengths describe the inner
+ *     headers (l2_len spans the outer headers and the tunnel up to the
+ *     inner L3 header, or, with outer requests, from the outer L4 header,
+ *     outer_l2_len and outer_l3_len describing the outer ones).  Without
+ *     inner requests the outer requests become plain ones.
+ *   - TSO: l4_len from the TCP header, tso_segsz from tso_segsz(); a
+ *     packet whose headers and segment exceed the largest frame is
+ *     dropped.
+ *   - An L4 checksum request on IPv4 also asks for the IPv4 checksum.
+ *
+ * csum_start and csum_offset of the dp_packet (OVS 3.5's partial checksum
+ * from a tap's virtio-net header) travel with the packet's fields in
+ * copy_to_mbuf(); the vhost library derives the guest's csum_start from
+ * the lengths set here.  PMD threads.  Returns false for a packet to drop
+ * (counted as tx_invalid_hwol_drops by the caller). */
+static bool
+prepare_offload(const struct netdev_vhost *dev, struct rte_mbuf *m)
+{
+    static struct vlog_rate_limit rl = VLOG_RATE_LIMIT_INIT(5, 5);
+    struct dp_packet *pkt = CONTAINER_OF(m, struct dp_packet, mbuf);
+    const uint64_t inner_req = RTE_MBUF_F_TX_IP_CKSUM | RTE_MBUF_F_TX_L4_MASK
+                               | RTE_MBUF_F_TX_TCP_SEG;
+    const uint64_t outer_req = RTE_MBUF_F_TX_OUTER_IP_CKSUM
+                               | RTE_MBUF_F_TX_OUTER_UDP_CKSUM;
+    const uint64_t inner_marks = RTE_MBUF_F_TX_IPV4 | RTE_MBUF_F_TX_IPV6;
+    const uint64_t outer_marks = RTE_MBUF_F_TX_OUTER_IPV4
+                                 | RTE_MBUF_F_TX_OUTER_IPV6
+                                 | RTE_MBUF_F_TX_TUNNEL_MASK;
+    uint64_t tunnel = m->ol_flags & RTE_MBUF_F_TX_TUNNEL_MASK;
+    char *l2, *l3, *l4;
+
+    if (!(m->ol_flags & (inner_req | outer_req))) {
+        m->ol_flags &= ~(inner_marks | outer_marks);
+        if (OVS_UNLIKELY(m->ol_flags & RTE_MBUF_F_TX_OFFLOAD_MASK)) {
+            VLOG_WARN_RL(&rl, "%s: unexpected tx offload flags %#"PRIx64,
+                         netdev_get_name(&dev->up),
+                         m->ol_flags & RTE_MBUF_F_TX_OFFLOAD_MASK);
+            return false;
+        }
+        return true;
+    }
+    if (OVS_UNLIKELY(tunnel && tunnel != RTE_MBUF_F_TX_TUNNEL_VXLAN
+                     && tunnel != RTE_MBUF_F_TX_TUNNEL_GENEVE
+                     && tunnel != RTE_MBUF_F_TX_TUNNEL_GRE)) {
+        VLOG_WARN_RL(&rl, "%s: unexpected tunnel type %#"PRIx64,
+                     netdev_get_name(&dev->up), tunnel);
+        return false;
+    }
+
+    m->outer_l2_len = 0;
+    m->outer_l3_len = 0;
+    if (tunnel && m->ol_flags & inner_req) {
+        l2 = dp_packet_eth(pkt);
+        if (m->ol_flags & outer_req) {
+            char *outer_l3 = dp_packet_l3(pkt), *outer_l4 = dp_packet_l4(pkt);
+
+            if (!l2 || !outer_l3 || !outer_l4) {
+                goto no_headers;
+            }
+            m->outer_l2_len = outer_l3 - l2;
+            m->outer_l3_len = outer_l4 - outer_l3;
+            l2 = outer_l4;
+        } else {
+            m->ol_flags &= ~outer_marks;
+        }
+        l3 = dp_packet_inner_l3(pkt);
+        l4 = dp_packet_inner_l4(pkt);
+    } else {
+        if (tunnel) {
+            /* Only outer requests: they are the packet's own. */
+            uint64_t fl = m->ol_flags & ~inner_marks;
+
+            if (fl & RTE_MBUF_F_TX_OUTER_IP_CKSUM) {
+                fl |= RTE_MBUF_F_TX_IP_CKSUM | RTE_MBUF_F_TX_IPV4;
+            }
+            if (fl & RTE_MBUF_F_TX_OUTER_UDP_CKSUM) {
+                fl |= RTE_MBUF_F_TX_UDP_CKSUM
+                      | (fl & RTE_MBUF_F_TX_OUTER_IPV4 ? RTE_MBUF_F_TX_IPV4
+                                                       : RTE_MBUF_F_TX_IPV6);
+            }
+            m->ol_flags = fl & ~(outer_req | outer_marks);
+        }
+        l2 = dp_packet_eth(pkt);
+        l3 = dp_packet_l3(pkt);
+        l4 = dp_packet_l4(pkt);
+    }
+    if (OVS_UNLIKELY(!l2 || !l3 || !l4)) {
+        goto no_headers;
+    }
+    m->l2_len = l3 - l2;
+    m->l3_len = l4 - l3;
+
+    if (m->ol_flags & RTE_MBUF_F_TX_TCP_SEG) {
+        const struct tcp_header *th = (const struct tcp_header *) l4;
+        uint32_t max_len = MTU_TO_FRAME_LEN(dev->mtu);
+
+        m->l4_len = TCP_OFFSET(th->tcp_ctl) * 4;
+        m->tso_segsz = tso_segsz(dev, m,
+                                 tunnel ? m->l2_len + m->outer_l3_len : 0);
+        if (OVS_UNLIKELY(m->l2_len + m->l3_len + m->l4_len + m->tso_segsz
+                         > max_len || !m->tso_segsz)) {
+            VLOG_WARN_RL(&rl, "%s: oversized TSO packet: headers %d, "
+                         "segment %"PRIu16", largest frame %"PRIu32,
+                         netdev_get_name(&dev->up),
+                         m->l2_len + m->l3_len + m->l4_len, m->tso_segsz,
+                         max_len);
+            return false;
+        }
+    }
+    if (m->ol_flags & RTE_MBUF_F_TX_L4_MASK
+        && m->ol_flags & RTE_MBUF_F_TX_IPV4) {
+        m->ol_flags |= RTE_MBUF_F_TX_IP_CKSUM;
+    }
+    return true;
+
+no_headers:
+    VLOG_WARN_RL(&rl, "%s: offload requested for a packet without L2, L3 "
+                 "or L4 header (flags %#"PRIx64")", netdev_get_name(&dev->up),
+                 m->ol_flags);
+    return false;
+}
+#else
 /* With userspace TSO (other_config:userspace-tso-enable), fills in the
  * header lengths that rte_vhost needs to pass checksum and segmentation
- * requests to the guest (virtio-net header), as stock OVS 3.1 does.
- * Returns false for a TSO packet without an L4 header (dropped). */
+ * requests to the guest (virtio-net header), as stock OVS 3.1 does
+ * (netdev_dpdk_prep_hwol_packet()): no tunnel offsets, tso_segsz from the
+ * MTU.  Returns false for a TSO packet without an L4 header (dropped). */
 static bool
 prepare_offload(const struct netdev_vhost *dev, struct rte_mbuf *m)
 {
@@ -356,6 +516,7 @@ prepare_offload(const struct netdev_vhost *dev, struct rte_mbuf *m)
     }
     return true;
 }
+#endif
 
 /* rte_mbuf_extbuf_free_callback_t of copy_extbuf_attach(). */
 static void
@@ -403,8 +564,10 @@ copy_extbuf_attach(struct rte_mbuf *m, uint32_t data_len)
 
 /* Returns a copy of 'packet' (not a DPDK mbuf) in an mbuf of 'mp', with an
  * external buffer if it does not fit in the pool's buffers (TSO packets,
- * only with userspace TSO), keeping its offload requests and header
- * offsets, as stock OVS 3.1's dpdk_copy_dp_packet_to_mbuf().  Returns NULL
+ * only with userspace TSO), keeping its offload requests, its TSO segment
+ * size (part of the mbuf's tx_offload) and its header offsets (also the
+ * inner ones of OVS 3.3+), as stock OVS 3.1's and 3.5's
+ * dpdk_copy_dp_packet_to_mbuf().  Returns NULL
  * if no mbuf or memory could be had.  The caller still owns 'packet'. */
 static struct dp_packet *
 copy_to_mbuf(struct rte_mempool *mp, const struct dp_packet *packet)
@@ -429,12 +592,24 @@ copy_to_mbuf(struct rte_mempool *mp, const struct dp_packet *packet)
                    & ~(RTE_MBUF_F_EXTERNAL | RTE_MBUF_F_INDIRECT);
     memcpy(&copy->l2_pad_size, &packet->l2_pad_size,
            sizeof(struct dp_packet) - offsetof(struct dp_packet, l2_pad_size));
+    if (NETDEV_VHOST_HAS_GUEST_OFFLOADS && dp_packet_l3(copy)) {
+        /* As stock 3.5: the outer lengths from the copied offsets (which
+         * include the inner ones, csum_start and csum_offset);
+         * prepare_offload() sets them for the request. */
+        char *l2 = dp_packet_eth(copy), *l3 = dp_packet_l3(copy);
+        char *l4 = dp_packet_l4(copy);
+
+        m->l2_len = l2 ? l3 - l2 : 0;
+        m->l3_len = l4 ? l4 - l3 : 0;
+    }
     return copy;
 }
 
-/* Copies packets that are not DPDK mbufs into mbufs of 'dev''s mempool and
- * drops packets longer than the MTU allows, except TSO packets with
- * userspace TSO (the guest gets them whole, as from stock OVS 3.1).
+/* Copies packets that are not DPDK mbufs into mbufs of 'dev''s mempool,
+ * drops packets longer than the MTU allows, except TSO packets (the guest
+ * gets them whole, as from stock OVS 3.1 and 3.5), and prepares their
+ * offload requests (prepare_offload(): every packet in the OVS 3.5 model,
+ * only with userspace TSO in OVS 3.1's).
  * Returns the number of packets left in 'batch'; drops are counted. */
 static int
 prepare_batch(struct netdev_vhost *dev, struct dp_packet_batch *batch)
@@ -445,10 +620,13 @@ prepare_batch(struct netdev_vhost *dev, struct dp_packet_batch *batch)
     size_t i, size = dp_packet_batch_size(batch);
 
     int hwol_drops = 0;
+    /* OVS 3.5 model: every packet is prepared (checksum offload without
+     * userspace TSO); OVS 3.1: only with userspace TSO. */
     bool tso = userspace_tso_enabled();
+    bool prepare = NETDEV_VHOST_HAS_GUEST_OFFLOADS || tso;
 
     DP_PACKET_BATCH_REFILL_FOR_EACH (i, size, packet, batch) {
-        bool seg = tso && packet->mbuf.ol_flags & RTE_MBUF_F_TX_TCP_SEG;
+        bool seg = prepare && packet->mbuf.ol_flags & RTE_MBUF_F_TX_TCP_SEG;
 
         /* Stock checks the length after the copy: a TSO packet of any
          * length is copied (netdev_dpdk_filter_packet_len()). */
@@ -469,7 +647,7 @@ prepare_batch(struct netdev_vhost *dev, struct dp_packet_batch *batch)
             }
             packet = copy;
         }
-        if (tso && OVS_UNLIKELY(!prepare_offload(dev, &packet->mbuf))) {
+        if (prepare && OVS_UNLIKELY(!prepare_offload(dev, &packet->mbuf))) {
             hwol_drops++;
             dp_packet_delete(packet);
             continue;

@@ -40,6 +40,7 @@
 #include "openvswitch/poll-loop.h"
 #include "openvswitch/vlog.h"
 #include "seq.h"
+#include "userspace-tso.h"
 #include "util.h"
 
 #define this_module (*VLM_netdev_vhost)
@@ -177,6 +178,113 @@ new_connection(int vid)
     return 0;
 }
 
+/* The virtio features recovery of stock OVS 3.5 (destroy_connection() in
+ * lib/netdev-dpdk.c), for the connection of 'dev' that just closed: a
+ * connection that never reached new_device (the guest likely did not
+ * accept the features offered) switches between the clean features (with
+ * TSO) and the workaround (without); a guest that negotiated the
+ * workaround sends the next one back to clean; a guest that negotiated the
+ * clean features changes nothing.  A switch asks for a reconfigure, which
+ * registers a client port's socket again with the other features
+ * (lib/netdev-vhost.c).  Stock's states for server ports are kept too, but
+ * only client ports re-register, as in stock.  vhost-events thread (or the
+ * main thread in rte_vhost_driver_unregister()), 'dev->mutex' held.
+ * Called on OVS 3.5 builds only (NETDEV_VHOST_HAS_VIRTIO_RECOVERY). */
+static void
+virtio_recovery_step(struct netdev_vhost *dev) OVS_REQUIRES(dev->mutex)
+{
+    static struct vlog_rate_limit rl = VLOG_RATE_LIMIT_INIT(1, 5);
+    unsigned int st = dev->virtio_state;
+
+    if (!(st & NETDEV_VHOST_VIRTIO_NEGOTIATED)) {
+        /* Stock warns always; without userspace TSO the features offered
+         * never change and the recovery cannot help: debug level. */
+        VLOG_RL(&rl, userspace_tso_enabled() ? VLL_WARN : VLL_DBG,
+                "Connection on socket '%s' closed during initialization.",
+                dev->vhost_id);
+    }
+    if (st & NETDEV_VHOST_VIRTIO_RECONF) {
+        return;
+    }
+    if (st == NETDEV_VHOST_VIRTIO_CLEAN) {
+        st = NETDEV_VHOST_VIRTIO_WORKAROUND;
+    } else if (st == NETDEV_VHOST_VIRTIO_WORKAROUND
+               || st == (NETDEV_VHOST_VIRTIO_WORKAROUND
+                         | NETDEV_VHOST_VIRTIO_NEGOTIATED)) {
+        st = NETDEV_VHOST_VIRTIO_CLEAN;
+    }
+    if (!(st & NETDEV_VHOST_VIRTIO_NEGOTIATED)) {
+        st |= NETDEV_VHOST_VIRTIO_RECONF;
+        netdev_request_reconfigure(&dev->up);
+    }
+    dev->virtio_state = st;
+}
+
+#if NETDEV_VHOST_GUEST_OFFLOADS
+/* All tx offload flags a port may advertise (OVS 3.5's netdev-provider.h);
+ * a vhost port advertises at most the checksum and TCP TSO ones, as
+ * stock. */
+#define NETDEV_VHOST_TX_OFFLOADS (NETDEV_TX_OFFLOAD_IPV4_CKSUM         \
+                                  | NETDEV_TX_OFFLOAD_TCP_CKSUM        \
+                                  | NETDEV_TX_OFFLOAD_UDP_CKSUM        \
+                                  | NETDEV_TX_OFFLOAD_SCTP_CKSUM       \
+                                  | NETDEV_TX_OFFLOAD_TCP_TSO          \
+                                  | NETDEV_TX_VXLAN_TNL_TSO            \
+                                  | NETDEV_TX_GENEVE_TNL_TSO           \
+                                  | NETDEV_TX_GRE_TNL_TSO              \
+                                  | NETDEV_TX_OFFLOAD_OUTER_IP_CKSUM   \
+                                  | NETDEV_TX_OFFLOAD_OUTER_UDP_CKSUM)
+
+/* Sets the tx offloads 'dev' advertises to OVS (netdev->ol_flags, which
+ * OVS's netdev_send() reads to compute in software what the port does not
+ * offload; its status shows them as tx_*_offload) from the virtio features
+ * guest 'vid' negotiated, or clears them for vid -1, as stock OVS 3.5's
+ * new_device() and destroy_device():
+ *   - IPv4 checksum always: virtio has no such offload, but the vhost
+ *     library computes it in software;
+ *   - TCP, UDP and SCTP checksums with VIRTIO_NET_F_GUEST_CSUM (the guest
+ *     takes partial checksums, virtio 1.1 section 5.1.6.2);
+ *   - TCP TSO with userspace TSO, the clean virtio features (not the
+ *     recovery's workaround) and both VIRTIO_NET_F_GUEST_TSO4 and _TSO6;
+ *     with userspace TSO and a guest without them, a warning, as stock.
+ * vhost-events thread (or the main thread), 'dev->mutex' held. */
+static void
+offloads_update(struct netdev_vhost *dev, int vid) OVS_REQUIRES(dev->mutex)
+{
+    uint64_t ol = 0;
+    uint64_t features;
+
+    if (vid >= 0) {
+        ol = NETDEV_TX_OFFLOAD_IPV4_CKSUM;
+        if (rte_vhost_get_negotiated_features(vid, &features)) {
+            VLOG_INFO("Error checking guest features for vHost Device '%s'",
+                      dev->vhost_id);
+        } else {
+            bool clean = !NETDEV_VHOST_HAS_VIRTIO_RECOVERY
+                         || dev->virtio_state & NETDEV_VHOST_VIRTIO_CLEAN;
+
+            if (features & (1ULL << VIRTIO_NET_F_GUEST_CSUM)) {
+                ol |= NETDEV_TX_OFFLOAD_TCP_CKSUM
+                      | NETDEV_TX_OFFLOAD_UDP_CKSUM
+                      | NETDEV_TX_OFFLOAD_SCTP_CKSUM;
+            }
+            if (userspace_tso_enabled() && clean) {
+                if (features & (1ULL << VIRTIO_NET_F_GUEST_TSO4)
+                    && features & (1ULL << VIRTIO_NET_F_GUEST_TSO6)) {
+                    ol |= NETDEV_TX_OFFLOAD_TCP_TSO;
+                    VLOG_DBG("%s: TSO enabled on vhost port",
+                             netdev_get_name(&dev->up));
+                } else {
+                    VLOG_WARN("%s: Tx TSO offload is not supported.",
+                              netdev_get_name(&dev->up));
+                }
+            }
+        }
+    }
+    dev->up.ol_flags = (dev->up.ol_flags & ~NETDEV_VHOST_TX_OFFLOADS) | ol;
+}
+#endif
+
 static void
 destroy_connection(int vid)
 {
@@ -199,6 +307,9 @@ destroy_connection(int vid)
         if (dev->requested_n_qp != 1) {
             dev->requested_n_qp = 1;
             netdev_request_reconfigure(&dev->up);
+        }
+        if (NETDEV_VHOST_HAS_VIRTIO_RECOVERY) {
+            virtio_recovery_step(dev);
         }
         ovs_mutex_unlock(&dev->mutex);
     }
@@ -289,6 +400,13 @@ new_device(int vid)
     netdev_vhost_guard_open(dev, vid);
     ovs_mutex_unlock(&vid_map_mutex);
 
+    if (NETDEV_VHOST_HAS_VIRTIO_RECOVERY) {
+        dev->virtio_state |= NETDEV_VHOST_VIRTIO_NEGOTIATED;
+    }
+#if NETDEV_VHOST_GUEST_OFFLOADS
+    offloads_update(dev, vid);
+#endif
+
     if (dev->requested_n_qp != n_qp || dev->up.n_rxq != n_qp
         || numa != dev->numa_id || !dev->mp) {
         dev->requested_n_qp = n_qp;
@@ -346,6 +464,10 @@ destroy_device(int vid)
             qp->tx_enabled = false;
             qp->rx_enabled = false;
         }
+#if NETDEV_VHOST_GUEST_OFFLOADS
+        /* No offloads until the next guest says which (stock 3.5). */
+        offloads_update(dev, -1);
+#endif
         netdev_vhost_remap_txqs(dev);
         change_seq_changed_async(dev);
         ovs_mutex_unlock(&dev->mutex);

@@ -70,6 +70,40 @@
 #define NETDEV_VHOST_RETRY_MAX 32
 #define NETDEV_VHOST_RETRY_DEF 8
 
+/* Compatibility points of the offload model (m4/netdev-vhost.m4,
+ * DESIGN-NOTES.md section 7): true where OVS is of the 3.5 model (tx
+ * offloads from the guest's negotiated features, inner header offsets;
+ * the packet's own TSO segment size; stock's virtio features recovery and
+ * vhost-max-queue-pairs). */
+#if NETDEV_VHOST_GUEST_OFFLOADS
+#define NETDEV_VHOST_HAS_GUEST_OFFLOADS true
+#else
+#define NETDEV_VHOST_HAS_GUEST_OFFLOADS false
+#endif
+#if NETDEV_VHOST_VIRTIO_RECOVERY
+#define NETDEV_VHOST_HAS_VIRTIO_RECOVERY true
+#else
+#define NETDEV_VHOST_HAS_VIRTIO_RECOVERY false
+#endif
+
+/* options:vhost-max-queue-pairs of client ports, as stock OVS 3.5
+ * (netdev-dpdk.c VHOST_MAX_QUEUE_PAIRS_*): 1 to 128, default 1; DPDK uses
+ * it only for VDUSE devices, which this class does not drive. */
+#define NETDEV_VHOST_MAX_QUEUE_PAIRS_MIN 1
+#define NETDEV_VHOST_MAX_QUEUE_PAIRS_DEF 1
+#define NETDEV_VHOST_MAX_QUEUE_PAIRS_MAX 128
+
+/* Virtio features recovery (NETDEV_VHOST_HAS_VIRTIO_RECOVERY), as stock
+ * OVS 3.5's virtio_features_state: with userspace TSO, a client port whose
+ * guest closes the connection before it reaches new_device (it likely
+ * rejected the features offered) is registered again without TSO
+ * ("workaround"), and with TSO again after the next such failure or after
+ * a guest that negotiated the workaround leaves.  'mutex'. */
+#define NETDEV_VHOST_VIRTIO_CLEAN        (1u << 0)
+#define NETDEV_VHOST_VIRTIO_WORKAROUND   (1u << 1)
+#define NETDEV_VHOST_VIRTIO_NEGOTIATED   (1u << 2)
+#define NETDEV_VHOST_VIRTIO_RECONF       (1u << 3)
+
 /* Per queue-pair state.  Queue pair 'q' is vring 2q (guest rx: our tx) and
  * vring 2q + 1 (guest tx: our rx), virtio 1.1 section 5.1.2.  All of it is
  * hot: PMD threads touch it on every burst. */
@@ -203,6 +237,10 @@ struct netdev_vhost {
     char *path_error;               /* Rejected vhost-server-path, or NULL. */
     char *retries_error;            /* Rejected tx-retries-max, or NULL. */
     char *n_rxq_ignored;            /* options:n_rxq (ignored), or NULL. */
+    int max_queue_pairs;            /* options:vhost-max-queue-pairs. */
+    char *max_qp_error;             /* Rejected vhost-max-queue-pairs, or
+                                     * NULL. */
+    unsigned int virtio_state;      /* NETDEV_VHOST_VIRTIO_*. */
     uint32_t policer_rate;          /* kbit/s, 0: no ingress policer. */
     uint32_t policer_burst;         /* kbit. */
 

@@ -249,8 +249,26 @@ vhost_driver_setup(struct netdev_vhost *dev)
                      | RTE_VHOST_USER_NET_STATS_ENABLE;
     int err;
 
-    if (userspace_tso_enabled()) {
+    /* Whether the guest is offered TSO: with userspace TSO, and for a
+     * client port of the OVS 3.5 model not while the virtio features
+     * recovery uses its workaround (see virtio_recovery_step() in
+     * lib/netdev-vhost-events.c). */
+    bool tso = userspace_tso_enabled();
+
+    ovs_mutex_lock(&dev->mutex);
+    if (NETDEV_VHOST_HAS_VIRTIO_RECOVERY && dev->client) {
+        tso = tso && dev->virtio_state & NETDEV_VHOST_VIRTIO_CLEAN;
+        dev->virtio_state &= ~NETDEV_VHOST_VIRTIO_RECONF;
+    }
+    ovs_mutex_unlock(&dev->mutex);
+    if (tso) {
         flags |= RTE_VHOST_USER_EXTBUF_SUPPORT;
+    }
+    if (!NETDEV_VHOST_HAS_GUEST_OFFLOADS && tso) {
+        /* OVS 3.1 model: the offloads are the port's from its creation,
+         * whatever the guest negotiates (stock 3.1's
+         * netdev_dpdk_vhost_client_reconfigure()).  The OVS 3.5 model sets
+         * them when a guest connects (lib/netdev-vhost-events.c). */
         dev->up.ol_flags |= NETDEV_TX_OFFLOAD_TCP_TSO
                             | NETDEV_TX_OFFLOAD_TCP_CKSUM
                             | NETDEV_TX_OFFLOAD_UDP_CKSUM
@@ -287,13 +305,23 @@ vhost_driver_setup(struct netdev_vhost *dev)
                                              &netdev_vhost_device_ops);
     if (!err) {
         /* As stock: without userspace TSO no checksum offload (and so no
-         * TSO, UFO, ECN, virtio 1.1 5.1.3.1); with it, no UFO or ECN. */
-        uint64_t unsupported = userspace_tso_enabled()
+         * TSO, UFO, ECN, virtio 1.1 5.1.3.1); with it, no UFO or ECN.
+         * OVS 3.5's client ports keep the guest's checksum offload
+         * (VIRTIO_NET_F_CSUM) without TSO, and disable only TSO and UFO
+         * (HOST_ECN is left alone: a running guest may have negotiated
+         * it). */
+        uint64_t unsupported = tso
                                ? 1ULL << VIRTIO_NET_F_HOST_ECN
                                  | 1ULL << VIRTIO_NET_F_HOST_UFO
                                : 1ULL << VIRTIO_NET_F_HOST_TSO4
                                  | 1ULL << VIRTIO_NET_F_HOST_TSO6
                                  | 1ULL << VIRTIO_NET_F_CSUM;
+
+        if (NETDEV_VHOST_HAS_GUEST_OFFLOADS && dev->client && !tso) {
+            unsupported = 1ULL << VIRTIO_NET_F_HOST_TSO4
+                          | 1ULL << VIRTIO_NET_F_HOST_TSO6
+                          | 1ULL << VIRTIO_NET_F_HOST_UFO;
+        }
 
         err = rte_vhost_driver_disable_features(dev->vhost_id, unsupported);
     }
@@ -416,6 +444,8 @@ common_construct(struct netdev *netdev, bool client)
     }
     dev->txp_cfg.mode = default_txp_mode;
     dev->txp_cfg.interval_us = default_txp_interval;
+    dev->max_queue_pairs = NETDEV_VHOST_MAX_QUEUE_PAIRS_DEF;
+    dev->virtio_state = NETDEV_VHOST_VIRTIO_CLEAN;
 
     /* Like stock vhost ports: one rx queue until a guest says more. */
     netdev->n_rxq = 0;
@@ -505,6 +535,7 @@ netdev_vhost_destruct(struct netdev *netdev)
     free(dev->path_error);
     free(dev->retries_error);
     free(dev->n_rxq_ignored);
+    free(dev->max_qp_error);
     ovs_mutex_destroy(&dev->mutex);
 }
 
@@ -748,6 +779,41 @@ netdev_vhost_set_config(struct netdev *netdev, const struct smap *args,
         }
     }
 
+    /* options:vhost-max-queue-pairs, client ports, as stock OVS 3.5
+     * (netdev_dpdk_vhost_client_set_config()): the number of queue pairs a
+     * VDUSE device offers, 1 to 128.  DPDK applies it only to VDUSE
+     * devices (paths under /dev/vduse/), which this class does not drive:
+     * accepted and validated, without effect on vhost-user sockets.  Stock
+     * silently takes the default for a bad value; we keep the previous one
+     * and say why.  OVS 3.1 builds ignore it, as stock 3.1. */
+    const char *max_qp_s = (NETDEV_VHOST_HAS_VIRTIO_RECOVERY
+                            ? smap_get(args, "vhost-max-queue-pairs")
+                            : NULL);
+    int max_qp = NETDEV_VHOST_MAX_QUEUE_PAIRS_DEF;
+
+    if (dev->client && max_qp_s
+        && (!str_to_int(max_qp_s, 10, &max_qp)
+            || max_qp < NETDEV_VHOST_MAX_QUEUE_PAIRS_MIN
+            || max_qp > NETDEV_VHOST_MAX_QUEUE_PAIRS_MAX)) {
+        char *msg = xasprintf("vhost-max-queue-pairs \"%s\" is not a number "
+                              "from %d to %d", max_qp_s,
+                              NETDEV_VHOST_MAX_QUEUE_PAIRS_MIN,
+                              NETDEV_VHOST_MAX_QUEUE_PAIRS_MAX);
+        if (note_change(&dev->max_qp_error, msg)) {
+            VLOG_ERR("%s: %s; keeping vhost-max-queue-pairs=%d", name, msg,
+                     dev->max_queue_pairs);
+        }
+        free(msg);
+    } else if (NETDEV_VHOST_HAS_VIRTIO_RECOVERY && dev->client) {
+        note_change(&dev->max_qp_error, NULL);
+        if (max_qp != dev->max_queue_pairs) {
+            dev->max_queue_pairs = max_qp;
+            VLOG_INFO("%s: vhost-max-queue-pairs set to %d (effective only "
+                      "for VDUSE devices, not for vhost-user sockets)", name,
+                      max_qp);
+        }
+    }
+
     /* The guest's driver decides how many queues a vhost port has. */
     const char *n_rxq_s = smap_get(args, "n_rxq");
     if (note_change(&dev->n_rxq_ignored, n_rxq_s) && n_rxq_s) {
@@ -854,8 +920,19 @@ netdev_vhost_reconfigure(struct netdev *netdev)
     struct netdev_vhost *dev = netdev_vhost_cast(netdev);
     int err = 0;
 
-    if (dev->client && dev->registered_id
-        && !nullable_string_is_equal(dev->registered_id, dev->vhost_id)) {
+    ovs_mutex_lock(&dev->mutex);
+    /* A client port registers again when its path changed, or (OVS 3.5)
+     * when the virtio features recovery switched between the clean
+     * features and the workaround (virtio_recovery_step() in
+     * lib/netdev-vhost-events.c), as stock 3.5's
+     * netdev_dpdk_vhost_client_reconfigure(). */
+    bool again = dev->client && dev->registered_id
+                 && (!nullable_string_is_equal(dev->registered_id,
+                                               dev->vhost_id)
+                     || (NETDEV_VHOST_HAS_VIRTIO_RECOVERY
+                         && dev->virtio_state & NETDEV_VHOST_VIRTIO_RECONF));
+    ovs_mutex_unlock(&dev->mutex);
+    if (again) {
         vhost_driver_teardown(dev);
     }
 
@@ -1077,6 +1154,14 @@ netdev_vhost_get_status(const struct netdev *netdev, struct smap *args)
     } else if (dev->vhost_id) {
         smap_add(args, "socket", dev->vhost_id);
     }
+    /* Stock OVS 3.5 (netdev_dpdk_vhost_user_get_status()), while a guest
+     * is connected: the port runs the virtio features recovery's
+     * workaround, so its guest has no TSO (DESIGN-NOTES.md section 7). */
+    if (NETDEV_VHOST_HAS_VIRTIO_RECOVERY && vid >= 0
+        && userspace_tso_enabled()
+        && dev->virtio_state & NETDEV_VHOST_VIRTIO_WORKAROUND) {
+        smap_add(args, "userspace-tso", "disabled");
+    }
     smap_add_format(args, "n_rxq", "%d", dev->up.n_rxq);
     smap_add_format(args, "n_txq", "%d", dev->up.n_txq);
     smap_add(args, "tx_flush_mode",
@@ -1093,6 +1178,9 @@ netdev_vhost_get_status(const struct netdev *netdev, struct smap *args)
     }
     if (dev->retries_error) {
         smap_add(args, "tx_retries_error", dev->retries_error);
+    }
+    if (dev->max_qp_error) {
+        smap_add(args, "vhost_max_queue_pairs_error", dev->max_qp_error);
     }
     if (dev->client && vid < 0 && dev->vhost_id) {
         char *problem = socket_path_problem(dev->vhost_id);

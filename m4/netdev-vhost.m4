@@ -82,8 +82,35 @@ dnl                                  23.07+, checked by compiling against it)
 dnl   NETDEV_VHOST_DEFERRED_KICKS    defined when, in addition, DPDK is 23.11
 dnl                                  or later (its irq_pending latch): auto
 dnl                                  mode coalesces kicks, not packets
+dnl   NETDEV_VHOST_GUEST_OFFLOADS    defined when OVS's dp_packet carries
+dnl                                  inner (tunnel) header offsets
+dnl                                  (inner_l4_ofs, OVS 3.3+; probed in
+dnl                                  lib/dp-packet.h): the offload model of
+dnl                                  stock OVS 3.5's netdev-dpdk.c, where a
+dnl                                  vhost port's tx offloads follow the
+dnl                                  features the guest negotiated
+dnl                                  (new_device) and checksum offload needs
+dnl                                  no userspace TSO; without it, the
+dnl                                  model of OVS 3.1 (offloads only with
+dnl                                  userspace-tso-enable, fixed at socket
+dnl                                  registration)
+dnl   NETDEV_VHOST_TSO_SEGSZ_HINT    defined when the packet carries the
+dnl                                  segment size of its receive side
+dnl                                  (dp_packet_get_tso_segsz(), probed in
+dnl                                  lib/dp-packet.h): tso_segsz is the
+dnl                                  smaller of that and what the MTU
+dnl                                  allows, as stock 3.5's
+dnl                                  netdev_dpdk_prep_hwol_packet()
+dnl   NETDEV_VHOST_VIRTIO_RECOVERY   defined for OVS 3.5+: stock's virtio
+dnl                                  features recovery for guests that
+dnl                                  reject TSO (status key userspace-tso)
+dnl                                  and options:vhost-max-queue-pairs,
+dnl                                  both absent from OVS 3.1's
+dnl                                  netdev-dpdk.c
 dnl Substitutions: OVS_VERSION (e.g. 3.5.0), OVS_VERSION_NUM, DPDK_VERSION
-dnl (libdpdk's pkg-config version, e.g. 24.11.8), NETDEV_VHOST_COMPAT_CPPFLAGS.
+dnl (libdpdk's pkg-config version, e.g. 24.11.8), NETDEV_VHOST_COMPAT_CPPFLAGS,
+dnl NETDEV_VHOST_OFFLOADS ("guest" with NETDEV_VHOST_GUEST_OFFLOADS, else
+dnl "tso-only"; for the test suite).
 AC_DEFUN([NETDEV_VHOST_CHECK_VERSIONS], [
   AC_MSG_CHECKING([for the OVS version number])
   OVS_VERSION_NUM=`echo "$OVS_VERSION" | \
@@ -95,6 +122,24 @@ AC_DEFUN([NETDEV_VHOST_CHECK_VERSIONS], [
   DPDK_VERSION=`$PKG_CONFIG --modversion libdpdk`
   AC_MSG_RESULT([$DPDK_VERSION])
   NETDEV_VHOST_COMPAT_CPPFLAGS="-DNETDEV_VHOST_OVS_VERSION_NUM=$OVS_VERSION_NUM"
+
+  AC_MSG_CHECKING([whether OVS packets carry inner header offsets])
+  AS_IF([grep -q 'inner_l4_ofs' "$OVS_SRCDIR/lib/dp-packet.h"],
+        [netdev_vhost_guest_ol=yes
+         NETDEV_VHOST_COMPAT_CPPFLAGS="$NETDEV_VHOST_COMPAT_CPPFLAGS -DNETDEV_VHOST_GUEST_OFFLOADS=1"],
+        [netdev_vhost_guest_ol=no])
+  AC_MSG_RESULT([$netdev_vhost_guest_ol])
+  AC_MSG_CHECKING([whether OVS packets carry their TSO segment size])
+  AS_IF([grep -q 'dp_packet_get_tso_segsz' "$OVS_SRCDIR/lib/dp-packet.h"],
+        [netdev_vhost_segsz=yes
+         NETDEV_VHOST_COMPAT_CPPFLAGS="$NETDEV_VHOST_COMPAT_CPPFLAGS -DNETDEV_VHOST_TSO_SEGSZ_HINT=1"],
+        [netdev_vhost_segsz=no])
+  AC_MSG_RESULT([$netdev_vhost_segsz])
+  AS_IF([test $netdev_vhost_guest_ol = yes],
+        [NETDEV_VHOST_OFFLOADS=guest], [NETDEV_VHOST_OFFLOADS=tso-only])
+  AC_SUBST([NETDEV_VHOST_OFFLOADS])
+  AS_IF([test "$OVS_VERSION_NUM" -ge 30500],
+        [NETDEV_VHOST_COMPAT_CPPFLAGS="$NETDEV_VHOST_COMPAT_CPPFLAGS -DNETDEV_VHOST_VIRTIO_RECOVERY=1"])
 
   AC_MSG_CHECKING([whether rte_vhost can defer the guest notification])
   save_CFLAGS=$CFLAGS

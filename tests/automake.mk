@@ -26,6 +26,7 @@ TESTSUITE_AT = \
 	tests/system-reliability.at \
 	tests/system-linux-guest.at \
 	tests/system-ops.at \
+	tests/system-offload.at \
 	tests/system-defects.at \
 	tests/system-kicks.at \
 	tests/system-ovn.at
