@@ -1,0 +1,288 @@
+/*
+ * Copyright (c) 2026 The ovs-netdev-vhost authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at:
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+/* Adaptive kick moderation of one vhost tx queue: the pure sampler and
+ * stepper behind tx-flush-mode=adaptive (see vhost-moderation.h).
+ * Pure standard C; the clock is the caller's.
+ *
+ * The shape is Linux lib/dim/net_dim.c's (net_dim(), net_dim_decision(),
+ * net_dim_step()): a sample closes every N events, its statistics are
+ * compared with the previous sample's, the profile index moves one step
+ * at a time and parks at the edges.  Unlike net_dim, which climbs towards
+ * whatever gives more bytes per ms by trial, the direction here comes
+ * from the sample itself: the rate at which the guest would be woken at
+ * the floor interval names a target profile, because for kicks that rate
+ * is what an interval trades against (DESIGN-NOTES.md section 10).
+ *
+ * Common rules for every function below: one thread at a time per struct
+ * vhost_mod (the caller locks); times are microseconds of the caller's
+ * monotonic clock. */
+
+#include "vhost-moderation.h"
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Eighths of (ceiling - floor) above the floor, per profile. */
+static const uint32_t profile_eighths[VHOST_MOD_N_PROFILES] = {
+    0, 1, 2, 4, 8,
+};
+
+static void
+clamp_bounds(uint32_t *floor_us, uint32_t *ceiling_us)
+{
+    if (*floor_us > VHOST_MOD_BOUND_MAX) {
+        *floor_us = VHOST_MOD_BOUND_MAX;
+    }
+    if (*ceiling_us < VHOST_MOD_CEILING_MIN) {
+        *ceiling_us = VHOST_MOD_CEILING_MIN;
+    }
+    if (*ceiling_us > VHOST_MOD_BOUND_MAX) {
+        *ceiling_us = VHOST_MOD_BOUND_MAX;
+    }
+    if (*ceiling_us < *floor_us) {
+        *ceiling_us = *floor_us;
+    }
+}
+
+/* Initializes 'm' at the floor (profile 0), no sample open, no previous
+ * sample, zeroed counters, with bounds 'floor_us' (0..1000000) and
+ * 'ceiling_us' (floor_us..1000000, at least 1; out-of-range values are
+ * clamped).  Before 'm' is shared. */
+void
+vhost_mod_init(struct vhost_mod *m, uint32_t floor_us, uint32_t ceiling_us)
+{
+    memset(m, 0, sizeof *m);
+    clamp_bounds(&floor_us, &ceiling_us);
+    m->floor_us = floor_us;
+    m->ceiling_us = ceiling_us;
+    m->prev_target = -1;
+}
+
+/* Changes the bounds of 'm' (clamped as in vhost_mod_init()), keeping the
+ * profile index and the open sample: the interval becomes the same
+ * profile between the new bounds.  Returns true if the interval changed
+ * (counted in stats.changes). */
+bool
+vhost_mod_set_bounds(struct vhost_mod *m, uint32_t floor_us,
+                     uint32_t ceiling_us)
+{
+    uint32_t old = vhost_mod_interval(m);
+
+    clamp_bounds(&floor_us, &ceiling_us);
+    m->floor_us = floor_us;
+    m->ceiling_us = ceiling_us;
+    if (vhost_mod_interval(m) != old) {
+        m->stats.changes++;
+        return true;
+    }
+    return false;
+}
+
+/* Returns the interval, in microseconds, of profile 'profile' (0 to
+ * VHOST_MOD_N_PROFILES - 1, clamped) between the bounds of 'm': the floor
+ * for 0, the ceiling for the last, 1/8, 1/4 and 1/2 of the way between
+ * them for the others (rounded down). */
+uint32_t
+vhost_mod_profile_us(const struct vhost_mod *m, int profile)
+{
+    uint64_t span = m->ceiling_us - m->floor_us;
+
+    if (profile < 0) {
+        profile = 0;
+    } else if (profile >= VHOST_MOD_N_PROFILES) {
+        profile = VHOST_MOD_N_PROFILES - 1;
+    }
+    return m->floor_us + span * profile_eighths[profile] / 8;
+}
+
+/* Returns the current coalescing interval of 'm', microseconds: the kick
+ * deferral interval (lib/vhost-kick.h) or the staging deadline
+ * (lib/vhost-tx-policy.h) the caller applies.  0 means no moderation: every
+ * kick at once, nothing staged. */
+uint32_t
+vhost_mod_interval(const struct vhost_mod *m)
+{
+    return vhost_mod_profile_us(m, m->profile);
+}
+
+/* Returns the target profile of a sample that saw 'wanted' bursts for
+ * which the guest would have been woken at the floor, over 'elapsed_us'
+ * microseconds.  With g = elapsed_us / wanted, the mean gap between those
+ * wake-ups: the last profile (ceiling) when g <= ceiling, one profile less
+ * for each doubling of g above it, the floor when g > 8 * ceiling (also
+ * when nothing was wanted).  At the default ceiling of 50 us: ceiling from
+ * 20000 wake-ups per second, floor below 2500. */
+int
+vhost_mod_target(const struct vhost_mod *m, uint64_t wanted,
+                 long long int elapsed_us)
+{
+    if (!wanted) {
+        return 0;
+    }
+    if (elapsed_us < 1) {
+        elapsed_us = 1;
+    }
+    if (wanted > UINT32_MAX) {
+        wanted = UINT32_MAX;
+    }
+    for (int k = 0; k < VHOST_MOD_N_PROFILES - 1; k++) {
+        /* wanted * ceiling * 2^k >= elapsed  <=>  g <= ceiling * 2^k. */
+        if ((wanted * m->ceiling_us) << k >= (uint64_t) elapsed_us) {
+            return VHOST_MOD_N_PROFILES - 1 - k;
+        }
+    }
+    return 0;
+}
+
+/* The decision of a closed sample with target 't' that lasted
+ * 'elapsed_us' (net_dim_decision()'s place).  Upwards one profile per
+ * sample (net_dim_step()), and only if the previous sample's target was
+ * above the current profile too: one noisy sample does not add delay.
+ * Downwards at once to the higher of the two samples' targets if both are
+ * below: latency comes back within two samples.  A sample of at least
+ * 2 * VHOST_MOD_SAMPLE_MAX_US (an idle queue) decides alone.  Otherwise,
+ * and at the edges, the profile parks. */
+static void
+decide(struct vhost_mod *m, int t, long long int elapsed_us)
+{
+    bool alone = elapsed_us >= 2LL * VHOST_MOD_SAMPLE_MAX_US;
+    int prev = m->prev_target;
+
+    if (t > m->profile && (alone || prev > m->profile)) {
+        m->profile++;
+    } else if (t < m->profile
+               && (alone || (prev >= 0 && prev < m->profile))) {
+        m->profile = alone || prev < t ? t : prev;
+    }
+    m->prev_target = t;
+}
+
+/* Records one burst of 'n_packets' sent on the queue at 'now_us';
+ * 'wanted' is true if the guest would have been woken for it at the floor
+ * (staging: the ring said the guest wants an interrupt; deferred kicks:
+ * DPDK asked guest_notify(), or a kick was already held).  Closes the open
+ * sample when it has VHOST_MOD_SAMPLE_EVENTS bursts and lasted
+ * VHOST_MOD_SAMPLE_MIN_US, or lasted VHOST_MOD_SAMPLE_MAX_US; the next
+ * sample starts at 'now_us'.  Returns true if the interval changed
+ * (vhost_mod_interval(); counted in stats.changes): the caller applies it.
+ * A clock that goes backwards counts as no time passed. */
+bool
+vhost_mod_burst(struct vhost_mod *m, uint32_t n_packets, bool wanted,
+                long long int now_us)
+{
+    if (!m->started) {
+        m->started = true;
+        m->start_us = now_us;
+    }
+    m->bursts++;
+    m->packets += n_packets;
+    m->wanted += wanted;
+
+    long long int elapsed = now_us - m->start_us;
+    if (elapsed < 0) {
+        elapsed = 0;
+    }
+    if (elapsed < VHOST_MOD_SAMPLE_MAX_US
+        && (m->bursts < VHOST_MOD_SAMPLE_EVENTS
+            || elapsed < VHOST_MOD_SAMPLE_MIN_US)) {
+        return false;
+    }
+
+    uint32_t old = vhost_mod_interval(m);
+    int t = vhost_mod_target(m, m->wanted, elapsed);
+
+    m->stats.samples++;
+    m->stats.last_wakeups_ps = m->wanted * 1000000 / elapsed;
+    m->stats.last_pps = m->packets * 1000000 / elapsed;
+    decide(m, t, elapsed);
+
+    m->start_us = now_us;
+    m->bursts = 0;
+    m->packets = 0;
+    m->wanted = 0;
+
+    if (vhost_mod_interval(m) != old) {
+        m->stats.changes++;
+        return true;
+    }
+    return false;
+}
+
+/* Zeroes the counters of 'm'; the profile and the open sample are kept. */
+void
+vhost_mod_clear_stats(struct vhost_mod *m)
+{
+    memset(&m->stats, 0, sizeof m->stats);
+}
+
+/* Returns a malloc()'d string formatted from 'format' like printf().
+ * Aborts if out of memory, like OVS's xasprintf(). */
+static char * __attribute__((format(printf, 1, 2)))
+error_message(const char *format, ...)
+{
+    va_list args;
+    char *msg;
+    int len;
+
+    va_start(args, format);
+    len = vsnprintf(NULL, 0, format, args);
+    va_end(args);
+
+    msg = len >= 0 ? malloc(len + 1) : NULL;
+    if (!msg) {
+        abort();
+    }
+
+    va_start(args, format);
+    vsnprintf(msg, len + 1, format, args);
+    va_end(args);
+    return msg;
+}
+
+/* Parses option 'name' (for the message, e.g. "tx-flush-interval-min")
+ * with value 's': a decimal integer number of microseconds from 'min_us'
+ * to VHOST_MOD_BOUND_MAX, digits only (no sign, no white space).  On
+ * success stores it in '*us' and returns NULL; on error leaves '*us'
+ * unchanged and returns a message the caller must free().  A NULL 's' is
+ * "not a number".  Any thread. */
+char *
+vhost_mod_parse_bound(const char *name, const char *s, uint32_t min_us,
+                      uint32_t *us)
+{
+    unsigned long int value = 0;
+
+    if (!s || !*s) {
+        return error_message("%s \"%s\" is not a number", name, s ? s : "");
+    }
+    for (const char *p = s; *p; p++) {
+        if (*p < '0' || *p > '9') {
+            return error_message("%s \"%s\" is not a number", name, s);
+        }
+        if (value <= VHOST_MOD_BOUND_MAX) {
+            value = value * 10 + (*p - '0');
+        }
+    }
+    if (value < min_us || value > VHOST_MOD_BOUND_MAX) {
+        return error_message("%s \"%s\" out of range (%"PRIu32" to %d us)",
+                             name, s, min_us, VHOST_MOD_BOUND_MAX);
+    }
+    *us = value;
+    return NULL;
+}

@@ -1,0 +1,284 @@
+/*
+ * Copyright (c) 2026 The ovs-netdev-vhost authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at:
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+/* Unit test of adaptive kick moderation (lib/vhost-moderation.c) with a
+ * fake clock: rates in, intervals out.  Each scenario feeds bursts at
+ * exact times and prints every interval change and the final state;
+ * tests/unit.at compares the output exactly.  Usage:
+ * test-vhost-moderation SCENARIO. */
+
+#include "vhost-moderation.h"
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static struct vhost_mod m;
+static long long int now;          /* Fake clock, us. */
+static long long int last_change;  /* Time of the last interval change. */
+static bool quiet;                 /* feed() prints no changes. */
+
+/* Feeds bursts of 'burst' packets at 'pps' packets per second for
+ * 'duration_us' from the current time, each one 'wanted' if 'wanted' is
+ * not 0.  Prints every interval change.  Advances the clock to the end. */
+static void
+feed(unsigned int pps, unsigned int burst, int wanted,
+     long long int duration_us)
+{
+    long long int start = now;
+    unsigned long long int k;
+
+    for (k = 1; ; k++) {
+        long long int t = start + (long long int) (k * burst * 1000000ULL
+                                                   / pps);
+        if (t > start + duration_us) {
+            break;
+        }
+        uint32_t old = vhost_mod_interval(&m);
+        now = t;
+        if (vhost_mod_burst(&m, burst, wanted, t)) {
+            if (!quiet) {
+                printf("t=%lld: interval %u -> %u us\n", t, old,
+                       vhost_mod_interval(&m));
+            }
+            last_change = t;
+        }
+    }
+    now = start + duration_us;
+}
+
+static void
+print_state(const char *what)
+{
+    printf("%s: interval %u us, profile %d, changes %llu\n", what,
+           vhost_mod_interval(&m), m.profile,
+           (unsigned long long int) m.stats.changes);
+}
+
+/* One packet every 10 ms, guest asleep each time: stays at the floor. */
+static void
+test_low_rate(void)
+{
+    vhost_mod_init(&m, 0, 50);
+    feed(100, 1, 1, 2000000);
+    print_state("100 pps for 2 s");
+    printf("samples %llu, last sample %llu wake-ups/s\n",
+           (unsigned long long int) m.stats.samples,
+           (unsigned long long int) m.stats.last_wakeups_ps);
+}
+
+/* 1 Mpps in bursts of 32, every burst wanted: climbs to the ceiling one
+ * profile per sample once two samples agree. */
+static void
+test_high_rate(void)
+{
+    vhost_mod_init(&m, 0, 50);
+    feed(1000000, 32, 1, 1000000);
+    print_state("1 Mpps for 1 s");
+    printf("settled %lld us after the start\n", last_change);
+}
+
+/* Each rate from a fresh start, one packet per burst, every burst wanted,
+ * 200 ms: the interval it parks at. */
+static void
+test_sweep(void)
+{
+    static const unsigned int rates[] = {
+        100, 1000, 2000, 2500, 3000, 5000, 7000, 10000, 15000, 20000,
+        50000, 100000, 1000000,
+    };
+
+    for (size_t i = 0; i < sizeof rates / sizeof rates[0]; i++) {
+        vhost_mod_init(&m, 0, 50);
+        now = 0;
+        quiet = true;
+        feed(rates[i], 1, 1, 200000);
+        quiet = false;
+        printf("%7u pps: interval %2u us, profile %d, changes %llu\n",
+               rates[i], vhost_mod_interval(&m), m.profile,
+               (unsigned long long int) m.stats.changes);
+    }
+}
+
+/* The benchmark's step: 1 kpps, 1 Mpps, 1 kpps, 300 ms each (bursts of 1
+ * at 1 kpps, of 32 at 1 Mpps; every burst wanted).  Prints when the
+ * interval settled after each step. */
+static void
+test_step(void)
+{
+    long long int step;
+
+    vhost_mod_init(&m, 0, 50);
+    now = 0;
+    last_change = -1;
+    feed(1000, 1, 1, 300000);
+    print_state("after 1 kpps");
+
+    step = now;
+    printf("step to 1 Mpps at t=%lld\n", step);
+    feed(1000000, 32, 1, 300000);
+    print_state("after 1 Mpps");
+    printf("settled %lld us after the step (<= 100000: %s)\n",
+           last_change - step, last_change - step <= 100000 ? "yes" : "no");
+
+    step = now;
+    printf("step to 1 kpps at t=%lld\n", step);
+    feed(1000, 1, 1, 300000);
+    print_state("after 1 kpps");
+    printf("settled %lld us after the step (<= 100000: %s)\n",
+           last_change - step, last_change - step <= 100000 ? "yes" : "no");
+}
+
+/* A polling guest under 1 Mpps never wants a kick: stays at the floor. */
+static void
+test_polling(void)
+{
+    vhost_mod_init(&m, 0, 50);
+    feed(1000000, 32, 0, 500000);
+    print_state("1 Mpps, nothing wanted");
+}
+
+/* At the ceiling, then one burst after 1 s of silence: that sample alone
+ * brings the interval to the floor. */
+static void
+test_idle(void)
+{
+    vhost_mod_init(&m, 0, 50);
+    feed(1000000, 32, 1, 100000);
+    print_state("1 Mpps for 100 ms");
+    now += 1000000;
+    printf("t=%lld: one burst after 1 s idle\n", now);
+    if (vhost_mod_burst(&m, 1, 1, now)) {
+        printf("t=%lld: interval -> %u us\n", now, vhost_mod_interval(&m));
+    }
+    print_state("after the idle burst");
+}
+
+/* One high sample between low ones does not move the interval (the
+ * previous sample must agree); two in a row step it up by one. */
+static void
+test_noise(void)
+{
+    vhost_mod_init(&m, 0, 50);
+    feed(1000, 1, 1, 50000);
+    printf("t=%lld: 1 ms of 64 wanted bursts\n", now);
+    feed(64000, 1, 1, 1000);
+    feed(1000, 1, 1, 50000);
+    print_state("after one busy sample");
+    printf("t=%lld: 2 ms of 64 wanted bursts per ms\n", now);
+    feed(64000, 1, 1, 2000);
+    print_state("after two busy samples");
+}
+
+/* Other bounds: floor 10, ceiling 100; profiles and a change of bounds at
+ * the ceiling. */
+static void
+test_bounds(void)
+{
+    vhost_mod_init(&m, 10, 100);
+    printf("profiles:");
+    for (int i = 0; i < VHOST_MOD_N_PROFILES; i++) {
+        printf(" %u", vhost_mod_profile_us(&m, i));
+    }
+    printf("\n");
+    print_state("start");
+    feed(1000000, 32, 1, 100000);
+    print_state("1 Mpps");
+    printf("set bounds 0..20: changed=%d\n", vhost_mod_set_bounds(&m, 0, 20));
+    print_state("new bounds");
+    printf("set bounds 0..20 again: changed=%d\n",
+           vhost_mod_set_bounds(&m, 0, 20));
+    printf("set bounds 30..5 (clamped): changed=%d\n",
+           vhost_mod_set_bounds(&m, 30, 5));
+    print_state("clamped");
+    feed(100, 1, 1, 100000);
+    print_state("100 pps");
+}
+
+/* Target profile by mean gap between wanted bursts: ceiling 50. */
+static void
+test_target(void)
+{
+    static const struct { unsigned long long w; long long e; } c[] = {
+        { 0, 10000 }, { 1, 10000 }, { 25, 10000 }, { 24, 10000 },
+        { 50, 10000 }, { 100, 10000 }, { 199, 10000 }, { 200, 10000 },
+        { 64, 1000 }, { 20, 1000 }, { 19, 1000 }, { 1, 0 },
+    };
+
+    vhost_mod_init(&m, 0, 50);
+    for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+        printf("wanted %llu in %lld us: target %d\n", c[i].w, c[i].e,
+               vhost_mod_target(&m, c[i].w, c[i].e));
+    }
+}
+
+static void
+test_parse(void)
+{
+    static const char *inputs[] = {
+        "0", "50", "1000000", "1000001", "", "-1", " 5", "5us", "99999999999",
+    };
+
+    for (int min = 0; min <= 1; min++) {
+        for (size_t i = 0; i < sizeof inputs / sizeof inputs[0]; i++) {
+            uint32_t us = 4242;
+            char *e = vhost_mod_parse_bound(min ? "tx-flush-interval-max"
+                                                : "tx-flush-interval-min",
+                                            inputs[i], min, &us);
+            printf("min=%d \"%s\": %s (%u)\n", min, inputs[i],
+                   e ? e : "ok", us);
+            free(e);
+        }
+    }
+}
+
+struct scenario {
+    const char *name;
+    void (*run)(void);
+};
+
+static const struct scenario scenarios[] = {
+    { "low-rate", test_low_rate },
+    { "high-rate", test_high_rate },
+    { "sweep", test_sweep },
+    { "step", test_step },
+    { "polling", test_polling },
+    { "idle", test_idle },
+    { "noise", test_noise },
+    { "bounds", test_bounds },
+    { "target", test_target },
+    { "parse", test_parse },
+};
+
+int
+main(int argc, char *argv[])
+{
+    if (argc != 2) {
+        fprintf(stderr, "usage: %s SCENARIO\n", argv[0]);
+        return 2;
+    }
+    for (size_t i = 0; i < sizeof scenarios / sizeof scenarios[0]; i++) {
+        if (!strcmp(argv[1], scenarios[i].name)) {
+            now = 0;
+            last_change = 0;
+            scenarios[i].run();
+            return 0;
+        }
+    }
+    fprintf(stderr, "%s: unknown scenario %s\n", argv[0], argv[1]);
+    return 2;
+}
