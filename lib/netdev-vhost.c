@@ -624,11 +624,11 @@ parse_bound_option(const struct smap *args, const char *key_prefix,
  * "<key_prefix>tx-coalesce" and "<key_prefix>tx-flush-interval-min" /
  * "-max" (adaptive bounds, vhost_mod_parse_bound(); the two together,
  * with 'def_min' / 'def_max' for one that is absent, must have min <= max,
- * else both are kept as they were) of 'args' into 'cfg', leaving what is invalid as it was; an option that is
- * absent clears its '*_set'.  Error messages start with 'msg_prefix'.
- * With 'first_only', stops at the first bad option; otherwise reports both,
- * separated by "; ".  Returns NULL or a malloc'd error message.  Main
- * thread. */
+ * else both are kept as they were) of 'args' into 'cfg', leaving what is
+ * invalid as it was; an option that is absent clears its '*_set'.  Error
+ * messages start with 'msg_prefix'.  With 'first_only', stops at the first
+ * bad option; otherwise reports all, separated by "; ".  Returns NULL or a
+ * malloc'd error message.  Main thread. */
 static char *
 parse_txp_options(const struct smap *args, const char *key_prefix,
                   const char *msg_prefix, bool first_only,

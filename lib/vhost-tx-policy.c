@@ -51,8 +51,9 @@ deadline_reached(const struct vhost_txp *q, long long int now_us)
 
 /* Initializes 'q' as an empty queue policy in 'mode' with a flush interval
  * of 'interval_us' microseconds (VHOST_TXP_INTERVAL_MIN..MAX; values outside
- * are clamped, except 0 in adaptive mode), nothing staged and all statistics zero.  Before any other
- * use of 'q', by the thread that creates it. */
+ * are clamped, except 0 in adaptive mode), nothing staged and all
+ * statistics zero.  Before any other use of 'q', by the thread that creates
+ * it. */
 void
 vhost_txp_init(struct vhost_txp *q, enum vhost_txp_mode mode,
                uint32_t interval_us)
@@ -115,17 +116,17 @@ stage(struct vhost_txp *q, void **pkts, int n, long long int now_us,
 
 /* Hands the burst of 'n' packets in 'pkts' (normally 0 to
  * NETDEV_MAX_BURST, any n >= 0 is handled) to the policy at time 'now_us'.
- * 'wants_intr' is the ring's answer in auto mode (see
+ * 'wants_intr' is the ring's answer in auto and adaptive mode (see
  * vhost_txp_needs_query()); the caller passes false in immediate and true
  * in timed mode.
  *
  * In immediate mode, or in auto or adaptive mode when the guest does not
- * want interrupts (adaptive: also while the interval is 0), whatever is staged is sent first (reason
- * VHOST_TXP_FLUSH_GUEST), then the burst, in chunks of at most
- * VHOST_TXP_MAX_STAGED packets.  Otherwise the burst is staged: packets
- * staged longer than the interval are sent first (VHOST_TXP_FLUSH_DEADLINE),
- * and every VHOST_TXP_MAX_STAGED staged packets are sent at once
- * (VHOST_TXP_FLUSH_FULL).  Order is always kept.
+ * want interrupts (adaptive: also while the interval is 0), whatever is
+ * staged is sent first (reason VHOST_TXP_FLUSH_GUEST), then the burst, in
+ * chunks of at most VHOST_TXP_MAX_STAGED packets.  Otherwise the burst is
+ * staged: packets staged longer than the interval are sent first
+ * (VHOST_TXP_FLUSH_DEADLINE), and every VHOST_TXP_MAX_STAGED staged
+ * packets are sent at once (VHOST_TXP_FLUSH_FULL).  Order is always kept.
  *
  * Packets sent belong to 'send'; packets staged belong to 'q' until a
  * later flush or vhost_txp_drop().  The caller keeps ownership of the
@@ -254,9 +255,9 @@ vhost_txp_deadline(const struct vhost_txp *q)
 }
 
 /* Returns true if vhost_txp_burst() needs the ring's answer (auto and
- * adaptive modes), false if the caller may skip the guest memory read (immediate: never
- * stages; timed: always stages).  Does not modify 'q'; same locking as
- * the rest. */
+ * adaptive modes), false if the caller may skip the guest memory read
+ * (immediate: never stages; timed: always stages).  Does not modify 'q';
+ * same locking as the rest. */
 bool
 vhost_txp_needs_query(const struct vhost_txp *q)
 {
@@ -272,8 +273,8 @@ vhost_txp_clear_stats(struct vhost_txp *q)
 }
 
 /* Returns the tx-flush-mode option spelling of 'mode' ("auto",
- * "immediate", "timed", "adaptive"), or "unknown" for a value outside the enum.  The
- * string is static.  Any thread. */
+ * "immediate", "timed", "adaptive"), or "unknown" for a value outside the
+ * enum.  The string is static.  Any thread. */
 const char *
 vhost_txp_mode_to_string(enum vhost_txp_mode mode)
 {
