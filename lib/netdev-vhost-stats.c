@@ -88,6 +88,7 @@ enum stat {
     ST_Q_INTERVAL_CHANGES,
     ST_Q_INTERVAL_SAMPLES,
     ST_Q_WAKEUPS_PS,
+    ST_Q_CLOSE_PCT,
     ST_Q_PPS,
     /* Port counters listed last. */
     ST_MEMPOOL_IN_USE,
@@ -182,6 +183,8 @@ static const struct stat_def stat_defs[N_STATS] = {
     [ST_Q_WAKEUPS_PS] = { NULL, STAT_QUEUE, false,
         "last sample: bursts that would wake the guest at the floor, per "
         "second" },
+    [ST_Q_CLOSE_PCT] = { NULL, STAT_QUEUE, false,
+        "last sample: % of those within one ceiling of the one before" },
     [ST_Q_PPS] = { NULL, STAT_QUEUE, false,
         "last sample: packets per second" },
     [ST_MEMPOOL_IN_USE] = { "ovs_mempool_in_use", STAT_PORT_END, false,
@@ -298,6 +301,7 @@ queue_stats_read(struct netdev_vhost *dev, int vid, int q,
     v[ST_Q_INTERVAL_CHANGES] = qp->kq.mod.stats.changes;
     v[ST_Q_INTERVAL_SAMPLES] = qp->kq.mod.stats.samples;
     v[ST_Q_WAKEUPS_PS] = qp->kq.mod.stats.last_wakeups_ps;
+    v[ST_Q_CLOSE_PCT] = qp->kq.mod.stats.last_close_pct;
     v[ST_Q_PPS] = qp->kq.mod.stats.last_pps;
     rte_spinlock_unlock(&qp->tx_lock);
 
@@ -506,19 +510,19 @@ netdev_vhost_stats_show(struct netdev_vhost *dev, struct ds *ds)
 
     int n_qp = stats_n_qp(dev);
     if (adaptive) {
-        ds_put_format(ds, "  %-4s %-9s %11s %10s %10s %12s %12s\n", "txq",
-                      "adaptive:", "interval_us", "changes", "samples",
-                      "wakeups/s", "pps");
+        ds_put_format(ds, "  %-4s %-9s %11s %10s %10s %12s %8s %12s\n",
+                      "txq", "adaptive:", "interval_us", "changes",
+                      "samples", "wakeups/s", "close%", "pps");
         for (int q = 0; q < n_qp; q++) {
             uint64_t v[N_STATS];
             bool wants, enabled;
 
             queue_stats_read(dev, vid, q, v, &wants, &enabled);
             ds_put_format(ds, "  %-4d %-9s %11"PRIu64" %10"PRIu64" %10"PRIu64
-                          " %12"PRIu64" %12"PRIu64"\n", q, "adaptive:",
-                          v[ST_Q_INTERVAL_US], v[ST_Q_INTERVAL_CHANGES],
-                          v[ST_Q_INTERVAL_SAMPLES], v[ST_Q_WAKEUPS_PS],
-                          v[ST_Q_PPS]);
+                          " %12"PRIu64" %8"PRIu64" %12"PRIu64"\n", q,
+                          "adaptive:", v[ST_Q_INTERVAL_US],
+                          v[ST_Q_INTERVAL_CHANGES], v[ST_Q_INTERVAL_SAMPLES],
+                          v[ST_Q_WAKEUPS_PS], v[ST_Q_CLOSE_PCT], v[ST_Q_PPS]);
         }
     }
     if (NETDEV_VHOST_HAS_DEFERRED_KICKS) {

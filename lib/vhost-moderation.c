@@ -23,9 +23,11 @@
  * compared with the previous sample's, the profile index moves one step
  * at a time and parks at the edges.  Unlike net_dim, which climbs towards
  * whatever gives more bytes per ms by trial, the direction here comes
- * from the sample itself: the rate at which the guest would be woken at
- * the floor interval names a target profile, because for kicks that rate
- * is what an interval trades against (DESIGN-NOTES.md section 10).
+ * from the sample itself: how the guest would be woken at the floor
+ * interval names a target profile, because for kicks that
+ * is what an interval trades against: the share of those wake-ups that
+ * came within one ceiling of the one before (DESIGN-NOTES.md section
+ * 10).
  *
  * Common rules for every function below: one thread at a time per struct
  * vhost_mod (the caller locks); times are microseconds of the caller's
@@ -123,55 +125,59 @@ vhost_mod_interval(const struct vhost_mod *m)
 }
 
 /* Returns the target profile of a sample that saw 'wanted' bursts for
- * which the guest would have been woken at the floor, over 'elapsed_us'
- * microseconds.  With g = elapsed_us / wanted, the mean gap between those
- * wake-ups: the last profile (ceiling) when g <= ceiling, one profile less
- * for each doubling of g above it, the floor when g > 8 * ceiling (also
- * when nothing was wanted).  At the default ceiling of 50 us: ceiling from
- * 20000 wake-ups per second, floor below 2500. */
+ * which the guest would have been woken at the floor, 'close' of which came
+ * within the ceiling of the wanted burst before them: the wake-ups an
+ * interval of one ceiling would have folded into an earlier kick.  The
+ * last profile (ceiling) when at least 1/2 of the wake-ups are close (the
+ * ceiling at least halves the kicks), one profile less for each halving of
+ * that share, down to 1/16; below that, or with fewer than
+ * VHOST_MOD_MIN_WANTED wanted bursts (too few to tell; at most 800 per
+ * second), the floor: an interval would save under 1/16 of the kicks and
+ * cost delay.  Regular traffic spaced more than the ceiling apart has no
+ * close wake-ups and stays at the floor at any rate; traffic spaced closer
+ * goes to the ceiling. */
 int
-vhost_mod_target(const struct vhost_mod *m, uint64_t wanted,
-                 long long int elapsed_us)
+vhost_mod_target(uint64_t wanted, uint64_t close)
 {
-    if (!wanted) {
+    if (wanted < VHOST_MOD_MIN_WANTED) {
         return 0;
     }
-    if (elapsed_us < 1) {
-        elapsed_us = 1;
-    }
-    if (wanted > UINT32_MAX) {
-        wanted = UINT32_MAX;
-    }
-    for (int k = 0; k < VHOST_MOD_N_PROFILES - 1; k++) {
-        /* wanted * ceiling * 2^k >= elapsed  <=>  g <= ceiling * 2^k. */
-        if ((wanted * m->ceiling_us) << k >= (uint64_t) elapsed_us) {
-            return VHOST_MOD_N_PROFILES - 1 - k;
+    for (int k = 1; k < VHOST_MOD_N_PROFILES; k++) {
+        /* close / wanted >= 1 / 2^k. */
+        if (close << k >= wanted) {
+            return VHOST_MOD_N_PROFILES - k;
         }
     }
     return 0;
 }
 
-/* The decision of a closed sample with target 't' that lasted
- * 'elapsed_us' (net_dim_decision()'s place).  Upwards one profile per
- * sample (net_dim_step()), and only if the previous sample's target was
- * above the current profile too: one noisy sample does not add delay.
- * Downwards at once to the higher of the two samples' targets if both are
- * below: latency comes back within two samples.  A sample of at least
- * 2 * VHOST_MOD_SAMPLE_MAX_US (an idle queue) decides alone.  Otherwise,
- * and at the edges, the profile parks. */
+/* The decision of a closed sample with target 't' (net_dim_decision()'s
+ * place).  Upwards one profile per sample (net_dim_step()), and only if
+ * the previous sample's target was above the current profile too: one
+ * noisy sample does not add delay.  Downwards at once to the higher of the
+ * two samples' targets if both are below: latency comes back within two
+ * samples.  Otherwise, and at the edges, the profile parks. */
 static void
-decide(struct vhost_mod *m, int t, long long int elapsed_us)
+decide(struct vhost_mod *m, int t)
 {
-    bool alone = elapsed_us >= 2LL * VHOST_MOD_SAMPLE_MAX_US;
     int prev = m->prev_target;
 
-    if (t > m->profile && (alone || prev > m->profile)) {
+    if (t > m->profile && prev > m->profile) {
         m->profile++;
-    } else if (t < m->profile
-               && (alone || (prev >= 0 && prev < m->profile))) {
-        m->profile = alone || prev < t ? t : prev;
+    } else if (t < m->profile && prev >= 0 && prev < m->profile) {
+        m->profile = prev < t ? t : prev;
     }
     m->prev_target = t;
+}
+
+static void
+sample_restart(struct vhost_mod *m, long long int now_us)
+{
+    m->start_us = now_us;
+    m->bursts = 0;
+    m->packets = 0;
+    m->wanted = 0;
+    m->close = 0;
 }
 
 /* Records one burst of 'n_packets' sent on the queue at 'now_us';
@@ -182,41 +188,59 @@ decide(struct vhost_mod *m, int t, long long int elapsed_us)
  * VHOST_MOD_SAMPLE_MIN_US, or lasted VHOST_MOD_SAMPLE_MAX_US; the next
  * sample starts at 'now_us'.  Returns true if the interval changed
  * (vhost_mod_interval(); counted in stats.changes): the caller applies it.
- * A clock that goes backwards counts as no time passed. */
+ * A burst VHOST_MOD_IDLE_US or more after the one before (an idle queue)
+ * brings the floor back at once and starts a new sample.  A clock that
+ * goes backwards counts as no time passed. */
 bool
 vhost_mod_burst(struct vhost_mod *m, uint32_t n_packets, bool wanted,
                 long long int now_us)
 {
+    uint32_t old = vhost_mod_interval(m);
+    bool idle_reset = false;
+
     if (!m->started) {
         m->started = true;
         m->start_us = now_us;
+    } else if (now_us - m->last_burst_us >= VHOST_MOD_IDLE_US) {
+        /* An idle queue: what the open sample saw is stale, and nothing
+         * is coming to fold into a kick.  Back to the floor at once. */
+        m->profile = 0;
+        m->prev_target = 0;
+        sample_restart(m, now_us);
+        idle_reset = true;
     }
+    m->last_burst_us = now_us;
     m->bursts++;
     m->packets += n_packets;
-    m->wanted += wanted;
+    if (wanted) {
+        if (m->last_wanted_known
+            && now_us - m->last_wanted_us <= (long long int) m->ceiling_us) {
+            m->close++;
+        }
+        m->last_wanted_known = true;
+        m->last_wanted_us = now_us;
+        m->wanted++;
+    }
 
     long long int elapsed = now_us - m->start_us;
-    if (elapsed < 0) {
-        elapsed = 0;
+    if (elapsed < 1) {
+        elapsed = 1;
     }
-    if (elapsed < VHOST_MOD_SAMPLE_MAX_US
-        && (m->bursts < VHOST_MOD_SAMPLE_EVENTS
-            || elapsed < VHOST_MOD_SAMPLE_MIN_US)) {
+    if (elapsed >= VHOST_MOD_SAMPLE_MAX_US
+        || (m->bursts >= VHOST_MOD_SAMPLE_EVENTS
+            && elapsed >= VHOST_MOD_SAMPLE_MIN_US)) {
+        int t = vhost_mod_target(m->wanted, m->close);
+
+        m->stats.samples++;
+        m->stats.last_wakeups_ps = m->wanted * 1000000 / elapsed;
+        m->stats.last_pps = m->packets * 1000000 / elapsed;
+        m->stats.last_close_pct = m->wanted ? 100 * m->close / m->wanted
+                                            : 0;
+        decide(m, t);
+        sample_restart(m, now_us);
+    } else if (!idle_reset) {
         return false;
     }
-
-    uint32_t old = vhost_mod_interval(m);
-    int t = vhost_mod_target(m, m->wanted, elapsed);
-
-    m->stats.samples++;
-    m->stats.last_wakeups_ps = m->wanted * 1000000 / elapsed;
-    m->stats.last_pps = m->packets * 1000000 / elapsed;
-    decide(m, t, elapsed);
-
-    m->start_us = now_us;
-    m->bursts = 0;
-    m->packets = 0;
-    m->wanted = 0;
 
     if (vhost_mod_interval(m) != old) {
         m->stats.changes++;

@@ -28,8 +28,10 @@
  * ("wanted": the guest's ring asked for an interrupt, or a kick was asked
  * for or already held).  Every VHOST_MOD_SAMPLE_EVENTS bursts (at least
  * VHOST_MOD_SAMPLE_MIN_US apart) or after VHOST_MOD_SAMPLE_MAX_US, a sample
- * closes and gives a target profile from the wake-up rate; the interval
- * steps towards it (DESIGN-NOTES.md section 10 has the rule and why).
+ * closes and gives a target profile from how many of those wake-ups came
+ * within one ceiling of the one before (the wake-ups a ceiling-long
+ * interval would fold); the interval steps towards it (DESIGN-NOTES.md
+ * section 10 has the rule and why).
  *
  * It is pure: time is passed in (microseconds of a monotonic clock) and
  * the caller applies the interval (lib/vhost-tx-policy.h staging deadline,
@@ -49,9 +51,14 @@
  * least 1 ms at any rate... */
 #define VHOST_MOD_SAMPLE_MIN_US 1000
 /* ...and at the first burst this long (us) after it started, so that a low
- * rate is recognised within 10 ms.  A sample twice as long counts on its
- * own (no agreement of the previous one needed): an idle queue. */
+ * rate is recognised within 10 ms. */
 #define VHOST_MOD_SAMPLE_MAX_US 10000
+/* A burst this long (us) after the one before finds an idle queue: back to
+ * the floor at once. */
+#define VHOST_MOD_IDLE_US 20000
+
+/* Fewer wanted bursts than this in a sample: the floor (too few to say). */
+#define VHOST_MOD_MIN_WANTED 8
 
 /* Option ranges, microseconds: tx-flush-interval-min 0..1000000 (0: a kick
  * at once, nothing staged), tx-flush-interval-max 1..1000000, min <= max. */
@@ -67,6 +74,8 @@ struct vhost_mod_stats {
     uint64_t changes;           /* Interval changes. */
     uint64_t last_wakeups_ps;   /* Last sample: wanted bursts per second. */
     uint64_t last_pps;          /* Last sample: packets per second. */
+    uint64_t last_close_pct;    /* Last sample: % of wanted bursts within
+                                 * the ceiling of the previous one. */
 };
 
 struct vhost_mod {
@@ -76,9 +85,14 @@ struct vhost_mod {
     int prev_target;            /* Target of the previous sample, or -1. */
     bool started;               /* 'start_us' is valid. */
     long long int start_us;     /* Start of the open sample. */
+    long long int last_burst_us;    /* Time of the last burst. */
     uint32_t bursts;            /* Of the open sample. */
     uint64_t packets;           /* Of the open sample. */
     uint64_t wanted;            /* Of the open sample. */
+    uint64_t close;             /* ...of 'wanted', within the ceiling of
+                                 * the wanted burst before. */
+    bool last_wanted_known;     /* 'last_wanted_us' is valid. */
+    long long int last_wanted_us;   /* Time of the last wanted burst. */
     struct vhost_mod_stats stats;
 };
 
@@ -90,8 +104,7 @@ bool vhost_mod_burst(struct vhost_mod *, uint32_t n_packets, bool wanted,
                      long long int now_us);
 uint32_t vhost_mod_interval(const struct vhost_mod *);
 uint32_t vhost_mod_profile_us(const struct vhost_mod *, int profile);
-int vhost_mod_target(const struct vhost_mod *, uint64_t wanted,
-                     long long int elapsed_us);
+int vhost_mod_target(uint64_t wanted, uint64_t close);
 void vhost_mod_clear_stats(struct vhost_mod *);
 char *vhost_mod_parse_bound(const char *name, const char *s,
                             uint32_t min_us, uint32_t *us);

@@ -23,6 +23,7 @@
 #include "vhost-moderation.h"
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,6 +62,35 @@ feed(unsigned int pps, unsigned int burst, int wanted,
     now = start + duration_us;
 }
 
+/* Deterministic pseudo-random numbers (a 64-bit LCG, Knuth's MMIX
+ * constants), so that the output can be compared exactly. */
+static uint64_t lcg_state = 1;
+
+static uint32_t
+lcg(void)
+{
+    lcg_state = lcg_state * 6364136223846793005ULL + 1442695040888963407ULL;
+    return lcg_state >> 33;
+}
+
+/* Feeds single-packet wanted bursts arriving at random (each microsecond
+ * with probability pps / 1e6: Poisson-like) for 'duration_us'.  Quiet. */
+static void
+feed_random(unsigned int pps, long long int duration_us)
+{
+    long long int start = now;
+
+    for (long long int t = start + 1; t <= start + duration_us; t++) {
+        if (lcg() % 1000000 < pps) {
+            now = t;
+            if (vhost_mod_burst(&m, 1, 1, t)) {
+                last_change = t;
+            }
+        }
+    }
+    now = start + duration_us;
+}
+
 static void
 print_state(const char *what)
 {
@@ -92,8 +122,10 @@ test_high_rate(void)
     printf("settled %lld us after the start\n", last_change);
 }
 
-/* Each rate from a fresh start, one packet per burst, every burst wanted,
- * 200 ms: the interval it parks at. */
+/* Each rate from a fresh start, one packet per burst at regular times,
+ * every burst wanted, 200 ms: the interval it parks at.  Regular bursts
+ * further apart than the ceiling (below 20 kpps) fold into nothing: the
+ * floor; closer, the ceiling. */
 static void
 test_sweep(void)
 {
@@ -111,6 +143,28 @@ test_sweep(void)
         printf("%7u pps: interval %2u us, profile %d, changes %llu\n",
                rates[i], vhost_mod_interval(&m), m.profile,
                (unsigned long long int) m.stats.changes);
+    }
+}
+
+/* As test_sweep() with random arrivals: the share of wake-ups within one
+ * ceiling of the one before grows with the rate, and so does the
+ * profile.  Prints the interval at the end and the share in the last
+ * sample. */
+static void
+test_random(void)
+{
+    static const unsigned int rates[] = {
+        500, 1000, 2000, 5000, 10000, 20000, 50000, 200000,
+    };
+
+    for (size_t i = 0; i < sizeof rates / sizeof rates[0]; i++) {
+        vhost_mod_init(&m, 0, 50);
+        now = 0;
+        lcg_state = 1;
+        feed_random(rates[i], 300000);
+        printf("%7u pps: interval %2u us, profile %d, last sample %2llu%% "
+               "close\n", rates[i], vhost_mod_interval(&m), m.profile,
+               (unsigned long long int) m.stats.last_close_pct);
     }
 }
 
@@ -168,20 +222,20 @@ test_idle(void)
     print_state("after the idle burst");
 }
 
-/* One high sample between low ones does not move the interval (the
- * previous sample must agree); two in a row step it up by one. */
+/* One busy sample between quiet ones does not move the interval (the
+ * previous sample must agree); busy samples in a row step it up. */
 static void
 test_noise(void)
 {
     vhost_mod_init(&m, 0, 50);
     feed(1000, 1, 1, 50000);
-    printf("t=%lld: 1 ms of 64 wanted bursts\n", now);
-    feed(64000, 1, 1, 1000);
+    printf("t=%lld: 32 wanted bursts in 0.5 ms\n", now);
+    feed(64000, 1, 1, 500);
     feed(1000, 1, 1, 50000);
     print_state("after one busy sample");
-    printf("t=%lld: 2 ms of 64 wanted bursts per ms\n", now);
-    feed(64000, 1, 1, 2000);
-    print_state("after two busy samples");
+    printf("t=%lld: 64 wanted bursts per ms for 3 ms\n", now);
+    feed(64000, 1, 1, 3000);
+    print_state("after three busy milliseconds");
 }
 
 /* Other bounds: floor 10, ceiling 100; profiles and a change of bounds at
@@ -209,20 +263,19 @@ test_bounds(void)
     print_state("100 pps");
 }
 
-/* Target profile by mean gap between wanted bursts: ceiling 50. */
+/* Target profile by the share of close wake-ups. */
 static void
 test_target(void)
 {
-    static const struct { unsigned long long w; long long e; } c[] = {
-        { 0, 10000 }, { 1, 10000 }, { 25, 10000 }, { 24, 10000 },
-        { 50, 10000 }, { 100, 10000 }, { 199, 10000 }, { 200, 10000 },
-        { 64, 1000 }, { 20, 1000 }, { 19, 1000 }, { 1, 0 },
+    static const struct { unsigned long long w, c; } c[] = {
+        { 0, 0 }, { 7, 7 }, { 8, 8 }, { 8, 4 }, { 8, 3 }, { 8, 2 },
+        { 8, 1 }, { 64, 32 }, { 64, 31 }, { 64, 16 }, { 64, 8 }, { 64, 4 },
+        { 64, 3 }, { 64, 0 },
     };
 
-    vhost_mod_init(&m, 0, 50);
     for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
-        printf("wanted %llu in %lld us: target %d\n", c[i].w, c[i].e,
-               vhost_mod_target(&m, c[i].w, c[i].e));
+        printf("wanted %llu, close %llu: target %d\n", c[i].w, c[i].c,
+               vhost_mod_target(c[i].w, c[i].c));
     }
 }
 
@@ -255,6 +308,7 @@ static const struct scenario scenarios[] = {
     { "low-rate", test_low_rate },
     { "high-rate", test_high_rate },
     { "sweep", test_sweep },
+    { "random", test_random },
     { "step", test_step },
     { "polling", test_polling },
     { "idle", test_idle },
