@@ -155,17 +155,22 @@ vhost_mod_target(uint64_t wanted, uint64_t close)
  * place).  Upwards one profile per sample (net_dim_step()), and only if
  * the previous sample's target was above the current profile too: one
  * noisy sample does not add delay.  Downwards at once to the higher of the
- * two samples' targets if both are below: latency comes back within two
- * samples.  Otherwise, and at the edges, the profile parks. */
+ * two samples' targets if both are at least two profiles below, or both
+ * are the floor: latency comes back within two samples, and a share of
+ * close wake-ups that wavers around one threshold does not flap between
+ * neighbouring profiles (as net_dim parks on top until the statistics
+ * change).  Otherwise, and at the edges, the profile parks. */
 static void
 decide(struct vhost_mod *m, int t)
 {
     int prev = m->prev_target;
+    int higher = prev > t ? prev : t;
 
     if (t > m->profile && prev > m->profile) {
         m->profile++;
-    } else if (t < m->profile && prev >= 0 && prev < m->profile) {
-        m->profile = prev < t ? t : prev;
+    } else if (prev >= 0 && higher < m->profile
+               && (higher <= m->profile - 2 || higher == 0)) {
+        m->profile = higher;
     }
     m->prev_target = t;
 }

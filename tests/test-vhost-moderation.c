@@ -238,6 +238,46 @@ test_noise(void)
     print_state("after three busy milliseconds");
 }
 
+/* Feeds 'n_close' wanted bursts 40 us apart, then 'n_far' 100 us apart
+ * (ceiling 50: close and not close), printing interval changes. */
+static void
+feed_pattern(int n_close, int n_far)
+{
+    for (int i = 0; i < n_close + n_far; i++) {
+        uint32_t old = vhost_mod_interval(&m);
+
+        now += i < n_close ? 40 : 100;
+        if (vhost_mod_burst(&m, 1, 1, now)) {
+            printf("t=%lld: interval %u -> %u us\n", now, old,
+                   vhost_mod_interval(&m));
+        }
+    }
+}
+
+/* At the ceiling, samples whose share of close wake-ups wavers around
+ * 1/2 (targets 3, 3, 4, 4, ...) park at the ceiling; samples two
+ * profiles below (targets 2, 2) step down to 12 us at once.  (Samples and
+ * blocks of 64 bursts need not line up: a sample closes at its 64th burst
+ * once 1 ms passed.) */
+static void
+test_waver(void)
+{
+    vhost_mod_init(&m, 0, 50);
+    feed(1000000, 32, 1, 100000);
+    print_state("1 Mpps for 100 ms");
+    for (int i = 0; i < 3; i++) {
+        feed_pattern(22, 42);       /* 34% close: target 3. */
+        feed_pattern(22, 42);
+        feed_pattern(38, 26);       /* 59% close: target 4. */
+        feed_pattern(38, 26);
+    }
+    print_state("12 samples at 34% and 59% close");
+    for (int i = 0; i < 3; i++) {
+        feed_pattern(10, 54);       /* 15% close: target 2. */
+    }
+    print_state("3 blocks at 15% close");
+}
+
 /* Other bounds: floor 10, ceiling 100; profiles and a change of bounds at
  * the ceiling. */
 static void
@@ -313,6 +353,7 @@ static const struct scenario scenarios[] = {
     { "polling", test_polling },
     { "idle", test_idle },
     { "noise", test_noise },
+    { "waver", test_waver },
     { "bounds", test_bounds },
     { "target", test_target },
     { "parse", test_parse },
