@@ -193,8 +193,9 @@ sample_restart(struct vhost_mod *m, long long int now_us)
  * VHOST_MOD_SAMPLE_MIN_US, or lasted VHOST_MOD_SAMPLE_MAX_US; the next
  * sample starts at 'now_us'.  Returns true if the interval changed
  * (vhost_mod_interval(); counted in stats.changes): the caller applies it.
- * A burst VHOST_MOD_IDLE_US or more after the one before (an idle queue)
- * brings the floor back at once and starts a new sample.  A clock that
+ * A burst of fewer than VHOST_MOD_FULL_BURST packets VHOST_MOD_IDLE_US or
+ * more after the one before (an idle queue) brings the floor back at once
+ * and starts a new sample.  A clock that
  * goes backwards counts as no time passed. */
 bool
 vhost_mod_burst(struct vhost_mod *m, uint32_t n_packets, bool wanted,
@@ -206,9 +207,12 @@ vhost_mod_burst(struct vhost_mod *m, uint32_t n_packets, bool wanted,
     if (!m->started) {
         m->started = true;
         m->start_us = now_us;
-    } else if (now_us - m->last_burst_us >= VHOST_MOD_IDLE_US) {
+    } else if (now_us - m->last_burst_us >= VHOST_MOD_IDLE_US
+               && n_packets < VHOST_MOD_FULL_BURST) {
         /* An idle queue: what the open sample saw is stale, and nothing
-         * is coming to fold into a kick.  Back to the floor at once. */
+         * is coming to fold into a kick.  Back to the floor at once.  (A
+         * full burst after the gap is a backlog: the PMD thread was held
+         * up, on a shared core, while traffic went on.) */
         m->profile = 0;
         m->prev_target = 0;
         sample_restart(m, now_us);

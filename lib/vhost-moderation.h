@@ -54,8 +54,11 @@
  * rate is recognised within 10 ms. */
 #define VHOST_MOD_SAMPLE_MAX_US 10000
 /* A burst this long (us) after the one before finds an idle queue: back to
- * the floor at once. */
+ * the floor at once, unless it is a full burst (NETDEV_MAX_BURST, 32
+ * packets: a backlog, the PMD thread was held up, the traffic was not
+ * idle). */
 #define VHOST_MOD_IDLE_US 20000
+#define VHOST_MOD_FULL_BURST 32
 
 /* Fewer wanted bursts than this in a sample: the floor (too few to say). */
 #define VHOST_MOD_MIN_WANTED 8

@@ -206,8 +206,8 @@ test_polling(void)
     print_state("1 Mpps, nothing wanted");
 }
 
-/* At the ceiling, then one burst after 1 s of silence: that sample alone
- * brings the interval to the floor. */
+/* At the ceiling, then one burst after 1 s of silence: back to the floor
+ * at once.  A full burst after a gap is a backlog, not idleness. */
 static void
 test_idle(void)
 {
@@ -220,6 +220,17 @@ test_idle(void)
         printf("t=%lld: interval -> %u us\n", now, vhost_mod_interval(&m));
     }
     print_state("after the idle burst");
+
+    /* A PMD thread held up for 30 ms comes back with full bursts: not an
+     * idle queue, the interval stays. */
+    vhost_mod_init(&m, 0, 50);
+    feed(1000000, 32, 1, 100000);
+    now += 30000;
+    printf("t=%lld: a full burst after 30 ms without one\n", now);
+    if (vhost_mod_burst(&m, 32, 1, now)) {
+        printf("t=%lld: interval -> %u us\n", now, vhost_mod_interval(&m));
+    }
+    print_state("after the full burst");
 }
 
 /* One busy sample between quiet ones does not move the interval (the
