@@ -57,7 +57,7 @@
  * the floor at once, unless it is a full burst (NETDEV_MAX_BURST, 32
  * packets: a backlog, the PMD thread was held up, the traffic was not
  * idle). */
-#define VHOST_MOD_IDLE_US 20000
+#define VHOST_MOD_IDLE_US 100000
 #define VHOST_MOD_FULL_BURST 32
 
 /* Fewer wanted bursts than this in a sample: the floor (too few to say). */
