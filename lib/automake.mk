@@ -22,6 +22,8 @@ lib_libnetdev_vhost_a_SOURCES = \
 	lib/netdev-vhost-unixctl.h \
 	lib/vhost-kick.c \
 	lib/vhost-kick.h \
+	lib/vhost-moderation.c \
+	lib/vhost-moderation.h \
 	lib/vhost-ring.c \
 	lib/vhost-ring.h \
 	lib/vhost-tx-policy.c \

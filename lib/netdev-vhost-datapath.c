@@ -296,7 +296,8 @@ netdev_vhost_flush_all(struct netdev_vhost *dev, bool drop)
 void
 netdev_vhost_txq_set_policy(struct netdev_vhost *dev,
                             enum vhost_txp_mode mode, uint32_t interval_us,
-                            bool coalesce_kicks)
+                            bool coalesce_kicks, uint32_t min_us,
+                            uint32_t max_us)
 {
     long long int now = time_usec();
 
@@ -313,11 +314,13 @@ netdev_vhost_txq_set_policy(struct netdev_vhost *dev,
          * the guest never wants interrupts, see netdev_vhost_send()), so
          * what it staged is flushed by the mode change to auto below as
          * for a switch to immediate. */
+        bool adaptive = mode == VHOST_TXP_ADAPTIVE;
         bool defer = (NETDEV_VHOST_HAS_DEFERRED_KICKS && coalesce_kicks
-                      && mode == VHOST_TXP_AUTO);
+                      && (mode == VHOST_TXP_AUTO || adaptive));
+        uint32_t q_interval = netdev_vhost_kickq_configure(
+            &qp->kq, defer, adaptive, interval_us, min_us, max_us);
 
-        netdev_vhost_kickq_configure(&qp->kq, defer, interval_us);
-        vhost_txp_set_config(&qp->txp, mode, interval_us, now, enqueue_cb,
+        vhost_txp_set_config(&qp->txp, mode, q_interval, now, enqueue_cb,
                              &ctx);
         if (defer && qp->txp.n_staged) {
             vhost_txp_flush(&qp->txp, VHOST_TXP_FLUSH_RECONFIG, now,
@@ -744,9 +747,24 @@ netdev_vhost_send(struct netdev *netdev, int qid,
     /* The clock is read only when staging is in play: a polling guest
      * costs one ring read per burst and nothing else. */
     long long int now = wants || qp->txp.n_staged ? time_usec() : 0;
+    /* Adaptive mode: whether this burst would wake the guest at the floor
+     * (lib/vhost-moderation.h).  With deferred kicks: DPDK asks
+     * guest_notify() during the enqueue, or a kick is already held (DPDK
+     * then asks nothing). */
+    uint64_t kick_requests = qp->kq.kick.stats.requests;
+    bool kick_held = qp->kq.kick.pending;
 
     vhost_txp_burst(&qp->txp, wants, (void **) batch->packets, cnt, now,
                     enqueue_cb, &ctx);
+    if (OVS_UNLIKELY(qp->kq.adaptive)) {
+        bool wanted = (NETDEV_VHOST_HAS_DEFERRED_KICKS && qp->kq.defer
+                       ? kick_held || qp->kq.kick.stats.requests
+                                      != kick_requests
+                       : wants);
+
+        netdev_vhost_kickq_moderate(&qp->kq, &qp->txp, cnt, wanted,
+                                    now ? now : time_usec());
+    }
     if (NETDEV_VHOST_HAS_DEFERRED_KICKS
         && OVS_UNLIKELY(qp->kq.kick.pending)) {
         /* This thread holds the lock that rxq_recv's delivery would try:

@@ -32,6 +32,7 @@
 #include "timeval.h"
 #include "util.h"
 #include "vhost-ring.h"
+#include "vhost-tx-policy.h"
 
 const char *
 netdev_vhost_kick_mechanism(void)
@@ -45,14 +46,46 @@ netdev_vhost_kickq_init(struct netdev_vhost_kickq *kq, uint32_t interval_us)
 {
     memset(kq, 0, sizeof *kq);
     vhost_kick_init(&kq->kick, interval_us);
+    vhost_mod_init(&kq->mod, VHOST_MOD_FLOOR_DEFAULT,
+                   VHOST_MOD_CEILING_DEFAULT);
+}
+
+uint32_t
+netdev_vhost_kickq_configure(struct netdev_vhost_kickq *kq, bool defer,
+                             bool adaptive, uint32_t interval_us,
+                             uint32_t min_us, uint32_t max_us)
+{
+    kq->defer = NETDEV_VHOST_HAS_DEFERRED_KICKS && defer;
+    if (adaptive) {
+        if (!kq->adaptive) {
+            struct vhost_mod_stats stats = kq->mod.stats;
+
+            /* Start at the floor: no added delay until traffic says. */
+            vhost_mod_init(&kq->mod, min_us, max_us);
+            kq->mod.stats = stats;
+        } else {
+            vhost_mod_set_bounds(&kq->mod, min_us, max_us);
+        }
+        interval_us = vhost_mod_interval(&kq->mod);
+    }
+    kq->adaptive = adaptive;
+    vhost_kick_set_interval(&kq->kick, interval_us);
+    return interval_us;
 }
 
 void
-netdev_vhost_kickq_configure(struct netdev_vhost_kickq *kq, bool defer,
-                             uint32_t interval_us)
+netdev_vhost_kickq_moderate(struct netdev_vhost_kickq *kq,
+                            struct vhost_txp *txp, uint32_t n_packets,
+                            bool wanted, long long int now_us)
 {
-    kq->defer = NETDEV_VHOST_HAS_DEFERRED_KICKS && defer;
-    vhost_kick_set_interval(&kq->kick, interval_us);
+    if (vhost_mod_burst(&kq->mod, n_packets, wanted, now_us)) {
+        uint32_t us = vhost_mod_interval(&kq->mod);
+
+        /* A held kick becomes due one new interval after the last kick;
+         * staged packets one new interval after the oldest was staged. */
+        vhost_kick_set_interval(&kq->kick, us);
+        vhost_txp_set_interval(txp, us);
+    }
 }
 
 void

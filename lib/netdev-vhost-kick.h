@@ -40,8 +40,10 @@
 #include <stdint.h>
 
 #include "vhost-kick.h"
+#include "vhost-moderation.h"
 
 struct netdev_vhost;
+struct vhost_txp;
 
 /* Per tx queue (the guest's rx vring 2q) kick state.  Every member is
  * protected by the queue pair's tx_lock. */
@@ -59,6 +61,12 @@ struct netdev_vhost_kickq {
     uint64_t teardown_delivered;/* Pending kicks delivered when the device
                                  * was destroyed (in kick.stats.delivered
                                  * too). */
+    bool adaptive;              /* tx-flush-mode=adaptive: 'mod' sets the
+                                 * interval of 'kick' (deferred kicks) or
+                                 * of the queue's staging (both builds). */
+    struct vhost_mod mod;       /* Adaptive moderation state and counters
+                                 * (lib/vhost-moderation.h); kept across
+                                 * connections. */
 };
 
 #if NETDEV_VHOST_DEFERRED_KICKS
@@ -71,16 +79,34 @@ struct netdev_vhost_kickq {
  * (DPDK 23.11+) or "staged packets" (DPDK 22.11). */
 const char *netdev_vhost_kick_mechanism(void);
 
-/* Initialises 'kq' for 'interval_us' (1..1000000).  Main thread, at port
+/* Initialises 'kq' for 'interval_us' (1..1000000), its adaptive
+ * moderation between the default bounds, off.  Main thread, at port
  * construction, before any PMD thread may see the queue. */
 void netdev_vhost_kickq_init(struct netdev_vhost_kickq *kq,
                              uint32_t interval_us);
 
-/* Applies the tx policy of a queue: 'defer' (auto mode) and the interval.
- * Caller holds the queue's tx_lock.  A pending kick stays pending and is
- * delivered at its deadline whatever the new mode. */
-void netdev_vhost_kickq_configure(struct netdev_vhost_kickq *kq, bool defer,
-                                  uint32_t interval_us);
+/* Applies the tx policy of a queue: 'defer' (auto or adaptive mode with
+ * deferred kicks), 'adaptive' (tx-flush-mode=adaptive, with bounds
+ * 'min_us' 0..1000000 and 'max_us' min_us..1000000, at least 1) and the
+ * fixed 'interval_us' (1..1000000) of the other modes.  Returns the
+ * interval now in force, microseconds: 'interval_us', or in adaptive mode
+ * the moderation's current one (entering adaptive mode starts at the
+ * floor), for the staging policy.  Caller holds the queue's tx_lock.  A
+ * pending kick stays pending and is delivered at its deadline whatever
+ * the new mode. */
+uint32_t netdev_vhost_kickq_configure(struct netdev_vhost_kickq *kq,
+                                      bool defer, bool adaptive,
+                                      uint32_t interval_us, uint32_t min_us,
+                                      uint32_t max_us);
+
+/* Adaptive mode: records a burst of 'n_packets' that queue 'kq' sent at
+ * 'now_us' (time_usec()), 'wanted' if the guest would have been woken for
+ * it at the floor (see vhost_mod_burst()), and applies an interval change
+ * to the kick deferral and to 'txp''s staging deadline.  PMD thread (tx
+ * path), under the queue's tx_lock.  Both builds. */
+void netdev_vhost_kickq_moderate(struct netdev_vhost_kickq *kq,
+                                 struct vhost_txp *txp, uint32_t n_packets,
+                                 bool wanted, long long int now_us);
 
 /* Brackets rte_vhost_enqueue_burst() on queue pair 'q' of 'dev' (device
  * id 'vid'): guest_notify() answers only for the enqueue of the calling

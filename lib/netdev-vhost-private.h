@@ -167,6 +167,10 @@ struct netdev_vhost_txp_cfg {
     bool interval_set;              /* options:tx-flush-interval given. */
     enum vhost_txp_mode mode;       /* Effective mode. */
     uint32_t interval_us;           /* Effective interval, us. */
+    bool min_set;                   /* options:tx-flush-interval-min. */
+    bool max_set;                   /* options:tx-flush-interval-max. */
+    uint32_t min_us;                /* Effective adaptive floor, us. */
+    uint32_t max_us;                /* Effective adaptive ceiling, us. */
     bool coalesce_set;              /* options:tx-coalesce given. */
     bool coalesce_kicks;            /* Effective tx-coalesce: kicks (true,
                                      * DPDK 23.11+ only) or packets. */
@@ -392,13 +396,17 @@ void netdev_vhost_flush_all(struct netdev_vhost *dev, bool drop);
 
 /* Applies tx policy 'mode' and 'interval_us' (microseconds, as validated
  * by vhost_txp_parse_interval()) to every queue pair of 'dev', with
- * deferred kicks instead of staging in auto mode if 'coalesce_kicks'
- * (tx-coalesce=kicks; only in a NETDEV_VHOST_DEFERRED_KICKS build), flushing
- * what the new policy no longer stages (dropping it if there is no
- * device).  Main thread, dev->mutex held. */
+ * deferred kicks instead of staging in auto and adaptive mode if
+ * 'coalesce_kicks' (tx-coalesce=kicks; only in a
+ * NETDEV_VHOST_DEFERRED_KICKS build), flushing what the new policy no
+ * longer stages (dropping it if there is no device).  In adaptive mode the
+ * interval moves between 'min_us' and 'max_us' (tx-flush-interval-min,
+ * -max; lib/vhost-moderation.h) and 'interval_us' is not used.  Main
+ * thread, dev->mutex held. */
 void netdev_vhost_txq_set_policy(struct netdev_vhost *dev,
                                  enum vhost_txp_mode mode,
-                                 uint32_t interval_us, bool coalesce_kicks)
+                                 uint32_t interval_us, bool coalesce_kicks,
+                                 uint32_t min_us, uint32_t max_us)
     OVS_REQUIRES(dev->mutex);
 
 /* The netdev_class datapath functions (see their definitions). */

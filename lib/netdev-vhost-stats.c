@@ -83,6 +83,13 @@ enum stat {
     ST_Q_KICKS_TEARDOWN,
     ST_Q_KICKS_PENDING,
     ST_Q_KICKS_MAX_DELAY_US,
+    /* Queue counters of adaptive moderation (lib/vhost-moderation.h). */
+    ST_Q_INTERVAL_US,
+    ST_Q_INTERVAL_CHANGES,
+    ST_Q_INTERVAL_SAMPLES,
+    ST_Q_WAKEUPS_PS,
+    ST_Q_CLOSE_PCT,
+    ST_Q_PPS,
     /* Port counters listed last. */
     ST_MEMPOOL_IN_USE,
     ST_MEM_TABLE_MSGS,
@@ -166,6 +173,20 @@ static const struct stat_def stat_defs[N_STATS] = {
     [ST_Q_KICKS_MAX_DELAY_US] = { "kicks_max_delay_us", STAT_QUEUE, true,
         "longest from a kick's take-over to its delivery, microseconds",
         true },
+    [ST_Q_INTERVAL_US] = { "interval_us", STAT_QUEUE, false,
+        "coalescing interval in force, microseconds (adaptive: the "
+        "moderation's current one; else tx-flush-interval)" },
+    [ST_Q_INTERVAL_CHANGES] = { "interval_changes", STAT_QUEUE, true,
+        "times adaptive moderation changed the interval" },
+    [ST_Q_INTERVAL_SAMPLES] = { "interval_samples", STAT_QUEUE, true,
+        "samples adaptive moderation closed" },
+    [ST_Q_WAKEUPS_PS] = { NULL, STAT_QUEUE, false,
+        "last sample: bursts that would wake the guest at the floor, per "
+        "second" },
+    [ST_Q_CLOSE_PCT] = { NULL, STAT_QUEUE, false,
+        "last sample: % of those within one ceiling of the one before" },
+    [ST_Q_PPS] = { NULL, STAT_QUEUE, false,
+        "last sample: packets per second" },
     [ST_MEMPOOL_IN_USE] = { "ovs_mempool_in_use", STAT_PORT_END, false,
         "mbufs of the port's mempool in use (0 before the first guest "
         "connected: the pool is made then)" },
@@ -275,6 +296,13 @@ queue_stats_read(struct netdev_vhost *dev, int vid, int q,
     v[ST_Q_KICKS_NOT_DELIVERED] = qp->kq.not_delivered;
     v[ST_Q_KICKS_TEARDOWN] = qp->kq.teardown_delivered;
     v[ST_Q_KICKS_PENDING] = qp->kq.kick.pending;
+    v[ST_Q_INTERVAL_US] = (qp->kq.adaptive ? vhost_mod_interval(&qp->kq.mod)
+                           : qp->txp.interval_us);
+    v[ST_Q_INTERVAL_CHANGES] = qp->kq.mod.stats.changes;
+    v[ST_Q_INTERVAL_SAMPLES] = qp->kq.mod.stats.samples;
+    v[ST_Q_WAKEUPS_PS] = qp->kq.mod.stats.last_wakeups_ps;
+    v[ST_Q_CLOSE_PCT] = qp->kq.mod.stats.last_close_pct;
+    v[ST_Q_PPS] = qp->kq.mod.stats.last_pps;
     rte_spinlock_unlock(&qp->tx_lock);
 
     v[ST_Q_ENABLED] = *enabled;
@@ -436,6 +464,7 @@ stats_mechanism(const struct netdev_vhost *dev)
     case VHOST_TXP_TIMED:
         return "packets: every burst staged";
     case VHOST_TXP_AUTO:
+    case VHOST_TXP_ADAPTIVE:
     default:
         return (dev->txp_cfg.coalesce_kicks
                 ? "kicks: every burst at once, at most one kick per interval"
@@ -465,15 +494,37 @@ netdev_vhost_stats_show(struct netdev_vhost *dev, struct ds *ds)
                       f & (1ULL << VIRTIO_RING_F_EVENT_IDX) ? "on" : "off",
                       f & (1ULL << VIRTIO_NET_F_MRG_RXBUF) ? "on" : "off");
     }
-    ds_put_format(ds, "  n_rxq %d, n_txq %d, tx flush mode %s, interval %"
-                  PRIu32" us%s%s\n", dev->up.n_rxq, dev->up.n_txq,
-                  vhost_txp_mode_to_string(dev->txp_cfg.mode),
-                  dev->txp_cfg.interval_us,
-                  dev->txp_cfg.error ? ", error: " : "",
+    bool adaptive = dev->txp_cfg.mode == VHOST_TXP_ADAPTIVE;
+    ds_put_format(ds, "  n_rxq %d, n_txq %d, tx flush mode %s, interval ",
+                  dev->up.n_rxq, dev->up.n_txq,
+                  vhost_txp_mode_to_string(dev->txp_cfg.mode));
+    if (adaptive) {
+        ds_put_format(ds, "%"PRIu32" to %"PRIu32, dev->txp_cfg.min_us,
+                      dev->txp_cfg.max_us);
+    } else {
+        ds_put_format(ds, "%"PRIu32, dev->txp_cfg.interval_us);
+    }
+    ds_put_format(ds, " us%s%s\n", dev->txp_cfg.error ? ", error: " : "",
                   dev->txp_cfg.error ? dev->txp_cfg.error : "");
     ds_put_format(ds, "  coalescing %s\n", stats_mechanism(dev));
 
     int n_qp = stats_n_qp(dev);
+    if (adaptive) {
+        ds_put_format(ds, "  %-4s %-9s %11s %10s %10s %12s %8s %12s\n",
+                      "txq", "adaptive:", "interval_us", "changes",
+                      "samples", "wakeups/s", "close%", "pps");
+        for (int q = 0; q < n_qp; q++) {
+            uint64_t v[N_STATS];
+            bool wants, enabled;
+
+            queue_stats_read(dev, vid, q, v, &wants, &enabled);
+            ds_put_format(ds, "  %-4d %-9s %11"PRIu64" %10"PRIu64" %10"PRIu64
+                          " %12"PRIu64" %8"PRIu64" %12"PRIu64"\n", q,
+                          "adaptive:", v[ST_Q_INTERVAL_US],
+                          v[ST_Q_INTERVAL_CHANGES], v[ST_Q_INTERVAL_SAMPLES],
+                          v[ST_Q_WAKEUPS_PS], v[ST_Q_CLOSE_PCT], v[ST_Q_PPS]);
+        }
+    }
     if (NETDEV_VHOST_HAS_DEFERRED_KICKS) {
         ds_put_format(ds, "  %-4s %-6s %10s %10s %10s %10s %10s %8s %8s "
                       "%8s %12s\n", "txq", "kicks:", "immediate",
@@ -572,6 +623,7 @@ netdev_vhost_stats_clear(struct netdev_vhost *dev)
         qp->tx_dropped_base = qp->tx_dropped;   /* ST_Q_SHOW_DROPS */
         qp->queries_skipped = 0;                /* PMD writes: tx_lock. */
         vhost_kick_clear_stats(&qp->kq.kick);   /* ST_Q_KICKS_* */
+        vhost_mod_clear_stats(&qp->kq.mod);     /* ST_Q_INTERVAL_* */
         qp->kq.not_delivered = 0;
         qp->kq.teardown_delivered = 0;
         rte_spinlock_unlock(&qp->tx_lock);

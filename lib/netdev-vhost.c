@@ -102,6 +102,10 @@ static bool vhost_iommu_enabled;
 static bool vhost_postcopy_enabled;
 static enum vhost_txp_mode default_txp_mode = VHOST_TXP_AUTO;
 static uint32_t default_txp_interval = VHOST_TXP_INTERVAL_DEFAULT;
+/* other_config:vhost-tx-flush-interval-min, -max: the bounds of adaptive
+ * mode (lib/vhost-moderation.h). */
+static uint32_t default_txp_min = VHOST_MOD_FLOOR_DEFAULT;
+static uint32_t default_txp_max = VHOST_MOD_CEILING_DEFAULT;
 /* other_config:vhost-tx-coalesce: what auto mode coalesces by default,
  * kicks (true: DPDK 23.11+ builds, lib/netdev-vhost-kick.h) or packets. */
 static bool default_txp_coalesce_kicks = NETDEV_VHOST_HAS_DEFERRED_KICKS;
@@ -399,11 +403,19 @@ txp_cfg_apply(struct netdev_vhost *dev) OVS_REQUIRES(dev->mutex)
 
     bool kicks = cfg->coalesce_set ? cfg->coalesce_kicks
                                    : default_txp_coalesce_kicks;
+    uint32_t min = cfg->min_set ? cfg->min_us : default_txp_min;
+    uint32_t max = cfg->max_set ? cfg->max_us : default_txp_max;
 
     cfg->mode = mode;
     cfg->interval_us = interval;
     cfg->coalesce_kicks = kicks;
-    netdev_vhost_txq_set_policy(dev, mode, interval, kicks);
+    /* An Interface's floor above a later other_config ceiling: the
+     * ceiling is raised to the floor (the parser rejects it only within
+     * one record). */
+    cfg->min_us = min;
+    cfg->max_us = MAX(min, max);
+    netdev_vhost_txq_set_policy(dev, mode, interval, kicks, cfg->min_us,
+                                cfg->max_us);
 }
 
 static int
@@ -446,6 +458,8 @@ common_construct(struct netdev *netdev, bool client)
     dev->txp_cfg.interval_us = default_txp_interval;
     dev->max_queue_pairs = NETDEV_VHOST_MAX_QUEUE_PAIRS_DEF;
     dev->virtio_state = NETDEV_VHOST_VIRTIO_CLEAN;
+    dev->txp_cfg.min_us = default_txp_min;
+    dev->txp_cfg.max_us = default_txp_max;
 
     /* Like stock vhost ports: one rx queue until a guest says more. */
     netdev->n_rxq = 0;
@@ -573,21 +587,83 @@ netdev_vhost_get_config(const struct netdev *netdev, struct smap *args)
         smap_add(args, "tx-coalesce",
                  dev->txp_cfg.coalesce_kicks ? "kicks" : "packets");
     }
+    if (dev->txp_cfg.min_set) {
+        smap_add_format(args, "tx-flush-interval-min", "%"PRIu32,
+                        dev->txp_cfg.min_us);
+    }
+    if (dev->txp_cfg.max_set) {
+        smap_add_format(args, "tx-flush-interval-max", "%"PRIu32,
+                        dev->txp_cfg.max_us);
+    }
     ovs_mutex_unlock(&dev->mutex);
     return 0;
 }
 
+/* Appends 'msg' (malloc'd or NULL, taken) to '*error' (malloc'd or NULL),
+ * separated by "; ". */
+static void
+error_append(char **error, char *msg)
+{
+    if (!msg) {
+        return;
+    }
+    if (!*error) {
+        *error = msg;
+    } else {
+        char *both = xasprintf("%s; %s", *error, msg);
+
+        free(*error);
+        free(msg);
+        *error = both;
+    }
+}
+
+/* Parses option "<key_prefix><name>" of 'args' (tx-flush-interval-min or
+ * -max, 'min_us' the least value) into '*set' and '*us' (absent: '*set'
+ * false; invalid: both unchanged).  Returns NULL or a malloc'd message
+ * starting with 'msg_prefix'. */
+static char *
+parse_bound_option(const struct smap *args, const char *key_prefix,
+                   const char *msg_prefix, const char *name,
+                   uint32_t min_us, bool *set, uint32_t *us)
+{
+    char *key = xasprintf("%s%s", key_prefix, name);
+    const char *value = smap_get(args, key);
+    char *error = NULL;
+
+    free(key);
+    if (!value) {
+        *set = false;
+    } else {
+        uint32_t v;
+        char *e = vhost_mod_parse_bound(name, value, min_us, &v);
+
+        if (!e) {
+            *set = true;
+            *us = v;
+        } else {
+            error = xasprintf("%s%s", msg_prefix, e);
+            free(e);
+        }
+    }
+    return error;
+}
+
 /* The one parser of the tx policy options: reads the options
- * "<key_prefix>tx-flush-mode" (auto, immediate, timed) and
- * "<key_prefix>tx-flush-interval" (see vhost_txp_parse_interval()) of
- * 'args' into 'cfg', leaving what is invalid as it was; an option that is
- * absent clears its '*_set'.  Error messages start with 'msg_prefix'.
- * With 'first_only', stops at the first bad option; otherwise reports both,
- * separated by "; ".  Returns NULL or a malloc'd error message.  Main
- * thread. */
+ * "<key_prefix>tx-flush-mode" (auto, immediate, timed, adaptive),
+ * "<key_prefix>tx-flush-interval" (see vhost_txp_parse_interval()),
+ * "<key_prefix>tx-coalesce" and "<key_prefix>tx-flush-interval-min" /
+ * "-max" (adaptive bounds, vhost_mod_parse_bound(); the two together,
+ * with 'def_min' / 'def_max' for one that is absent, must have min <= max,
+ * else both are kept as they were) of 'args' into 'cfg', leaving what is
+ * invalid as it was; an option that is absent clears its '*_set'.  Error
+ * messages start with 'msg_prefix'.  With 'first_only', stops at the first
+ * bad option; otherwise reports all, separated by "; ".  Returns NULL or a
+ * malloc'd error message.  Main thread. */
 static char *
 parse_txp_options(const struct smap *args, const char *key_prefix,
                   const char *msg_prefix, bool first_only,
+                  uint32_t def_min, uint32_t def_max,
                   struct netdev_vhost_txp_cfg *cfg)
 {
     char *mode_key = xasprintf("%stx-flush-mode", key_prefix);
@@ -608,7 +684,8 @@ parse_txp_options(const struct smap *args, const char *key_prefix,
             cfg->mode = mode;
         } else {
             error = xasprintf("%stx-flush-mode \"%s\" is not one of auto, "
-                              "immediate, timed", msg_prefix, mode_s);
+                              "immediate, timed, adaptive", msg_prefix,
+                              mode_s);
         }
     }
     if (error && first_only) {
@@ -662,15 +739,39 @@ parse_txp_options(const struct smap *args, const char *key_prefix,
         msg = xasprintf("%stx-coalesce \"%s\" is not one of kicks, "
                         "packets", msg_prefix, coalesce_s);
     }
-    if (msg && !error) {
-        error = msg;
-    } else if (msg) {
-        char *both = xasprintf("%s; %s", error, msg);
-
-        free(error);
-        free(msg);
-        error = both;
+    error_append(&error, msg);
+    if (error && first_only) {
+        return error;
     }
+
+    bool min_set = cfg->min_set, max_set = cfg->max_set;
+    uint32_t min_us = cfg->min_us, max_us = cfg->max_us;
+    char *min_e = parse_bound_option(args, key_prefix, msg_prefix,
+                                     "tx-flush-interval-min",
+                                     VHOST_MOD_FLOOR_MIN, &min_set, &min_us);
+    char *max_e = parse_bound_option(args, key_prefix, msg_prefix,
+                                     "tx-flush-interval-max",
+                                     VHOST_MOD_CEILING_MIN, &max_set,
+                                     &max_us);
+
+    /* Either half invalid, or min above max: the pair stays as it was. */
+    if (!min_e && !max_e) {
+        uint32_t eff_min = min_set ? min_us : def_min;
+        uint32_t eff_max = max_set ? max_us : def_max;
+
+        if (eff_min > eff_max) {
+            min_e = xasprintf("%stx-flush-interval-min %"PRIu32" is above "
+                              "%stx-flush-interval-max %"PRIu32, msg_prefix,
+                              eff_min, msg_prefix, eff_max);
+        } else {
+            cfg->min_set = min_set;
+            cfg->max_set = max_set;
+            cfg->min_us = eff_min;
+            cfg->max_us = eff_max;
+        }
+    }
+    error_append(&error, min_e);
+    error_append(&error, max_e);
     return error;
 }
 
@@ -846,7 +947,8 @@ netdev_vhost_set_config(struct netdev *netdev, const struct smap *args,
                   name, retries);
     }
 
-    char *error = parse_txp_options(args, "", "", false, &dev->txp_cfg);
+    char *error = parse_txp_options(args, "", "", false, default_txp_min,
+                                    default_txp_max, &dev->txp_cfg);
     if (error && !nullable_string_is_equal(error, dev->txp_cfg.error)) {
         VLOG_ERR("%s: %s; keeping tx-flush-mode=%s tx-flush-interval=%"
                  PRIu32, name, error,
@@ -867,12 +969,16 @@ netdev_vhost_set_other_config(const struct smap *ovs_other_config)
 {
     struct netdev_vhost_txp_cfg cfg = { .mode_set = false };
     char *error = parse_txp_options(ovs_other_config, "vhost-",
-                                    "other_config:vhost-", true, &cfg);
+                                    "other_config:vhost-", true,
+                                    VHOST_MOD_FLOOR_DEFAULT,
+                                    VHOST_MOD_CEILING_DEFAULT, &cfg);
     enum vhost_txp_mode mode = cfg.mode_set ? cfg.mode : VHOST_TXP_AUTO;
     uint32_t interval = cfg.interval_set ? cfg.interval_us
                                          : VHOST_TXP_INTERVAL_DEFAULT;
     bool kicks = cfg.coalesce_set ? cfg.coalesce_kicks
                                   : NETDEV_VHOST_HAS_DEFERRED_KICKS;
+    uint32_t min = cfg.min_set ? cfg.min_us : VHOST_MOD_FLOOR_DEFAULT;
+    uint32_t max = cfg.max_set ? cfg.max_us : VHOST_MOD_CEILING_DEFAULT;
 
     if (error) {
         if (!nullable_string_is_equal(error, default_txp_error)) {
@@ -890,16 +996,26 @@ netdev_vhost_set_other_config(const struct smap *ovs_other_config)
     free(default_txp_error);
     default_txp_error = NULL;
     if (mode == default_txp_mode && interval == default_txp_interval
-        && kicks == default_txp_coalesce_kicks) {
+        && kicks == default_txp_coalesce_kicks && min == default_txp_min
+        && max == default_txp_max) {
         return;
     }
     default_txp_mode = mode;
     default_txp_interval = interval;
     default_txp_coalesce_kicks = kicks;
-    VLOG_INFO("vhost tx flush default: mode %s, interval %"PRIu32" us%s",
+    default_txp_min = min;
+    default_txp_max = max;
+    char bounds[64] = "";
+    if (mode == VHOST_TXP_ADAPTIVE || min != VHOST_MOD_FLOOR_DEFAULT
+        || max != VHOST_MOD_CEILING_DEFAULT) {
+        snprintf(bounds, sizeof bounds, ", adaptive %"PRIu32" to %"PRIu32
+                 " us", min, max);
+    }
+    VLOG_INFO("vhost tx flush default: mode %s, interval %"PRIu32" us%s%s",
               vhost_txp_mode_to_string(mode), interval,
               kicks == NETDEV_VHOST_HAS_DEFERRED_KICKS ? ""
-              : kicks ? ", coalescing kicks" : ", coalescing packets");
+              : kicks ? ", coalescing kicks" : ", coalescing packets",
+              bounds);
 
     struct netdev_vhost *dev;
     ovs_mutex_lock(&netdev_vhost_mutex);
@@ -1170,6 +1286,12 @@ netdev_vhost_get_status(const struct netdev *netdev, struct smap *args)
                     dev->txp_cfg.interval_us);
     smap_add(args, "tx_coalesce",
              dev->txp_cfg.coalesce_kicks ? "kicks" : "packets");
+    if (dev->txp_cfg.mode == VHOST_TXP_ADAPTIVE) {
+        smap_add_format(args, "tx_flush_interval_min", "%"PRIu32,
+                        dev->txp_cfg.min_us);
+        smap_add_format(args, "tx_flush_interval_max", "%"PRIu32,
+                        dev->txp_cfg.max_us);
+    }
     if (dev->txp_cfg.error) {
         smap_add(args, "tx_flush_error", dev->txp_cfg.error);
     }

@@ -35,8 +35,10 @@ vhost_kick_init(struct vhost_kick *k, uint32_t interval_us)
     k->last_kick_us = LLONG_MIN;
 }
 
-/* Changes the interval of 'k' to 'interval_us' (1 to 1000000 us).  A
- * pending kick stays pending; its deadline follows the new interval.
+/* Changes the interval of 'k' to 'interval_us' (1 to 1000000 us, or 0 from
+ * adaptive moderation: every request then goes out at once).  A pending
+ * kick stays pending; its deadline follows the new interval (with 0 it is
+ * due at once).
  * Thread-safety: the caller holds the queue's tx lock. */
 void
 vhost_kick_set_interval(struct vhost_kick *k, uint32_t interval_us)

@@ -73,7 +73,8 @@ struct vhost_kick_stats {
  *                                + stats.discarded + (pending ? 1 : 0). */
 struct vhost_kick {
     uint32_t interval_us;       /* 1..1000000: at most one kick per
-                                 * interval. */
+                                 * interval; 0 (adaptive moderation at a
+                                 * floor of 0): every kick at once. */
     bool pending;               /* A taken-over kick awaits delivery. */
     bool postpone_counted;      /* 'stats.postponed' counted this one. */
     long long int pending_us;   /* First request of the pending kick. */

@@ -33,8 +33,11 @@
 #include <string.h>
 
 static uint32_t
-clamp_interval(uint32_t interval_us)
+clamp_interval(enum vhost_txp_mode mode, uint32_t interval_us)
 {
+    if (mode == VHOST_TXP_ADAPTIVE && !interval_us) {
+        return 0;
+    }
     return (interval_us < VHOST_TXP_INTERVAL_MIN ? VHOST_TXP_INTERVAL_MIN
             : interval_us > VHOST_TXP_INTERVAL_MAX ? VHOST_TXP_INTERVAL_MAX
             : interval_us);
@@ -48,19 +51,21 @@ deadline_reached(const struct vhost_txp *q, long long int now_us)
 
 /* Initializes 'q' as an empty queue policy in 'mode' with a flush interval
  * of 'interval_us' microseconds (VHOST_TXP_INTERVAL_MIN..MAX; values outside
- * are clamped), nothing staged and all statistics zero.  Before any other
- * use of 'q', by the thread that creates it. */
+ * are clamped, except 0 in adaptive mode), nothing staged and all
+ * statistics zero.  Before any other use of 'q', by the thread that creates
+ * it. */
 void
 vhost_txp_init(struct vhost_txp *q, enum vhost_txp_mode mode,
                uint32_t interval_us)
 {
     memset(q, 0, sizeof *q);
     q->mode = mode;
-    q->interval_us = clamp_interval(interval_us);
+    q->interval_us = clamp_interval(mode, interval_us);
 }
 
 /* Changes 'q' to 'mode' and 'interval_us' (microseconds,
- * VHOST_TXP_INTERVAL_MIN..MAX; values outside are clamped).  If either
+ * VHOST_TXP_INTERVAL_MIN..MAX; values outside are clamped, except 0 in
+ * adaptive mode).  If either
  * changes while packets are staged, they are first sent through 'send'
  * (reason VHOST_TXP_FLUSH_RECONFIG), so no packet is lost or reordered
  * across the change.  'now_us' is the current time.  The packets sent
@@ -71,7 +76,7 @@ vhost_txp_set_config(struct vhost_txp *q, enum vhost_txp_mode mode,
                      uint32_t interval_us, long long int now_us,
                      vhost_txp_send_func *send, void *aux)
 {
-    interval_us = clamp_interval(interval_us);
+    interval_us = clamp_interval(mode, interval_us);
     if (mode != q->mode || interval_us != q->interval_us) {
         vhost_txp_flush(q, VHOST_TXP_FLUSH_RECONFIG, now_us, send, aux);
         q->mode = mode;
@@ -111,17 +116,17 @@ stage(struct vhost_txp *q, void **pkts, int n, long long int now_us,
 
 /* Hands the burst of 'n' packets in 'pkts' (normally 0 to
  * NETDEV_MAX_BURST, any n >= 0 is handled) to the policy at time 'now_us'.
- * 'wants_intr' is the ring's answer in auto mode (see
+ * 'wants_intr' is the ring's answer in auto and adaptive mode (see
  * vhost_txp_needs_query()); the caller passes false in immediate and true
  * in timed mode.
  *
- * In immediate mode, or in auto mode when the guest does not want
- * interrupts, whatever is staged is sent first (reason
- * VHOST_TXP_FLUSH_GUEST), then the burst, in chunks of at most
- * VHOST_TXP_MAX_STAGED packets.  Otherwise the burst is staged: packets
- * staged longer than the interval are sent first (VHOST_TXP_FLUSH_DEADLINE),
- * and every VHOST_TXP_MAX_STAGED staged packets are sent at once
- * (VHOST_TXP_FLUSH_FULL).  Order is always kept.
+ * In immediate mode, or in auto or adaptive mode when the guest does not
+ * want interrupts (adaptive: also while the interval is 0), whatever is
+ * staged is sent first (reason VHOST_TXP_FLUSH_GUEST), then the burst, in
+ * chunks of at most VHOST_TXP_MAX_STAGED packets.  Otherwise the burst is
+ * staged: packets staged longer than the interval are sent first
+ * (VHOST_TXP_FLUSH_DEADLINE), and every VHOST_TXP_MAX_STAGED staged
+ * packets are sent at once (VHOST_TXP_FLUSH_FULL).  Order is always kept.
  *
  * Packets sent belong to 'send'; packets staged belong to 'q' until a
  * later flush or vhost_txp_drop().  The caller keeps ownership of the
@@ -132,7 +137,9 @@ vhost_txp_burst(struct vhost_txp *q, bool wants_intr,
                 vhost_txp_send_func *send, void *aux)
 {
     bool staging = (q->mode == VHOST_TXP_TIMED
-                    || (q->mode == VHOST_TXP_AUTO && wants_intr));
+                    || (q->mode == VHOST_TXP_AUTO && wants_intr)
+                    || (q->mode == VHOST_TXP_ADAPTIVE && wants_intr
+                        && q->interval_us));
 
     q->stats.bursts++;
     if (wants_intr) {
@@ -151,6 +158,21 @@ vhost_txp_burst(struct vhost_txp *q, bool wants_intr,
     stage(q, pkts, n, now_us, send, aux);
     if (deadline_reached(q, now_us)) {
         vhost_txp_flush(q, VHOST_TXP_FLUSH_DEADLINE, now_us, send, aux);
+    }
+}
+
+/* Adaptive moderation (lib/vhost-moderation.h) moved the interval of 'q'
+ * to 'interval_us' (0 to VHOST_TXP_INTERVAL_MAX; 0 means stage nothing
+ * more).  Unlike vhost_txp_set_config() nothing is flushed here: staged
+ * packets keep their staging time and are due at the new deadline (at
+ * once if it passed), flushed by the next burst or vhost_txp_run(), in
+ * order.  Only in adaptive mode; in other modes it does nothing.  One
+ * thread at a time per 'q' (caller locks). */
+void
+vhost_txp_set_interval(struct vhost_txp *q, uint32_t interval_us)
+{
+    if (q->mode == VHOST_TXP_ADAPTIVE) {
+        q->interval_us = clamp_interval(q->mode, interval_us);
     }
 }
 
@@ -232,14 +254,14 @@ vhost_txp_deadline(const struct vhost_txp *q)
     return q->n_staged ? q->oldest_us + q->interval_us : LLONG_MAX;
 }
 
-/* Returns true if vhost_txp_burst() needs the ring's answer (auto mode),
- * false if the caller may skip the guest memory read (immediate: never
- * stages; timed: always stages).  Does not modify 'q'; same locking as
- * the rest. */
+/* Returns true if vhost_txp_burst() needs the ring's answer (auto and
+ * adaptive modes), false if the caller may skip the guest memory read
+ * (immediate: never stages; timed: always stages).  Does not modify 'q';
+ * same locking as the rest. */
 bool
 vhost_txp_needs_query(const struct vhost_txp *q)
 {
-    return q->mode == VHOST_TXP_AUTO;
+    return q->mode == VHOST_TXP_AUTO || q->mode == VHOST_TXP_ADAPTIVE;
 }
 
 /* Sets all statistics of 'q' to zero.  Staged packets are not affected.
@@ -251,8 +273,8 @@ vhost_txp_clear_stats(struct vhost_txp *q)
 }
 
 /* Returns the tx-flush-mode option spelling of 'mode' ("auto",
- * "immediate", "timed"), or "unknown" for a value outside the enum.  The
- * string is static.  Any thread. */
+ * "immediate", "timed", "adaptive"), or "unknown" for a value outside the
+ * enum.  The string is static.  Any thread. */
 const char *
 vhost_txp_mode_to_string(enum vhost_txp_mode mode)
 {
@@ -263,11 +285,14 @@ vhost_txp_mode_to_string(enum vhost_txp_mode mode)
         return "immediate";
     case VHOST_TXP_TIMED:
         return "timed";
+    case VHOST_TXP_ADAPTIVE:
+        return "adaptive";
     }
     return "unknown";
 }
 
-/* Parses 's', one of "auto", "immediate", "timed" (case-sensitive), into
+/* Parses 's', one of "auto", "immediate", "timed", "adaptive"
+ * (case-sensitive), into
  * '*mode' and returns true.  Returns false and leaves '*mode' unchanged for
  * any other string, including NULL.  Any thread. */
 bool
@@ -275,6 +300,7 @@ vhost_txp_mode_from_string(const char *s, enum vhost_txp_mode *mode)
 {
     static const enum vhost_txp_mode modes[] = {
         VHOST_TXP_AUTO, VHOST_TXP_IMMEDIATE, VHOST_TXP_TIMED,
+        VHOST_TXP_ADAPTIVE,
     };
 
     if (!s) {

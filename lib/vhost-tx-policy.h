@@ -44,6 +44,9 @@ enum vhost_txp_mode {
     VHOST_TXP_AUTO,       /* Stage only while the guest wants interrupts. */
     VHOST_TXP_IMMEDIATE,  /* Never stage. */
     VHOST_TXP_TIMED,      /* Always stage. */
+    VHOST_TXP_ADAPTIVE,   /* As auto, with the interval of adaptive
+                           * moderation (lib/vhost-moderation.h), which
+                           * may be 0: then nothing is staged. */
 };
 
 /* Why staged packets were flushed. */
@@ -79,7 +82,8 @@ typedef void vhost_txp_drop_func(void *aux, void **pkts, int n);
 
 struct vhost_txp {
     enum vhost_txp_mode mode;
-    uint32_t interval_us;       /* VHOST_TXP_INTERVAL_MIN..MAX. */
+    uint32_t interval_us;       /* VHOST_TXP_INTERVAL_MIN..MAX; in adaptive
+                                 * mode also 0 (never stage). */
     int n_staged;               /* 0..VHOST_TXP_MAX_STAGED. */
     long long int oldest_us;    /* Staging time of staged[0], valid only
                                  * while 'n_staged' > 0. */
@@ -96,6 +100,7 @@ void vhost_txp_set_config(struct vhost_txp *, enum vhost_txp_mode,
 void vhost_txp_burst(struct vhost_txp *, bool wants_intr,
                      void **pkts, int n, long long int now_us,
                      vhost_txp_send_func *, void *aux);
+void vhost_txp_set_interval(struct vhost_txp *, uint32_t interval_us);
 bool vhost_txp_run(struct vhost_txp *, long long int now_us,
                    vhost_txp_send_func *, void *aux);
 void vhost_txp_flush(struct vhost_txp *, enum vhost_txp_reason,

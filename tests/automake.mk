@@ -2,7 +2,7 @@
 # ring question and tx policy, and system tests with real DPDK guests.
 
 check_PROGRAMS += tests/test-vhost-ring tests/test-vhost-tx-policy \
-	tests/test-vhost-kick
+	tests/test-vhost-kick tests/test-vhost-moderation
 tests_test_vhost_ring_SOURCES = tests/test-vhost-ring.c lib/vhost-ring.c
 tests_test_vhost_ring_CPPFLAGS = -I $(top_srcdir)/lib
 tests_test_vhost_ring_CFLAGS = -std=gnu99 -Wall -Wextra $(SANITIZER_FLAGS)
@@ -13,6 +13,10 @@ tests_test_vhost_tx_policy_CFLAGS = -std=gnu99 -Wall -Wextra $(SANITIZER_FLAGS)
 tests_test_vhost_kick_SOURCES = tests/test-vhost-kick.c lib/vhost-kick.c
 tests_test_vhost_kick_CPPFLAGS = -I $(top_srcdir)/lib
 tests_test_vhost_kick_CFLAGS = -std=gnu99 -Wall -Wextra $(SANITIZER_FLAGS)
+tests_test_vhost_moderation_SOURCES = \
+	tests/test-vhost-moderation.c lib/vhost-moderation.c
+tests_test_vhost_moderation_CPPFLAGS = -I $(top_srcdir)/lib
+tests_test_vhost_moderation_CFLAGS = -std=gnu99 -Wall -Wextra $(SANITIZER_FLAGS)
 
 TESTSUITE_AT = \
 	tests/testsuite.at \
@@ -29,7 +33,8 @@ TESTSUITE_AT = \
 	tests/system-offload.at \
 	tests/system-defects.at \
 	tests/system-kicks.at \
-	tests/system-ovn.at
+	tests/system-ovn.at \
+	tests/system-adaptive.at
 EXTRA_DIST += $(TESTSUITE_AT) tests/testsuite tests/atlocal.in package.m4 \
 	tests/linux-guest-image.sh tests/linux-guest-init tests/linux-guest-udp.c \
 	tests/ovs-system-dpdk.sh tests/package-deb.sh

@@ -516,6 +516,44 @@ test_max_wait(struct vhost_txp *q)
     flush(q, VHOST_TXP_FLUSH_DEADLINE);
 }
 
+/* Adaptive mode (lib/vhost-moderation.h sets the interval): at interval 0
+ * nothing is staged even when the guest wants interrupts; a new interval
+ * from the moderation flushes nothing and moves the deadline of what is
+ * staged; back to 0, what is staged is due at once. */
+static void
+test_adaptive(struct vhost_txp *q)
+{
+    init(q, VHOST_TXP_ADAPTIVE, 0);
+    now = 0;
+    burst(q, true, 2);
+    show(q);
+    now = 10;
+    vhost_txp_set_interval(q, 25);
+    printf("t=%lld: set_interval 25 -> interval_us=%u\n", now,
+           q->interval_us);
+    burst(q, true, 3);
+    show(q);
+    now = 20;
+    vhost_txp_set_interval(q, 50);
+    printf("t=%lld: set_interval 50 -> interval_us=%u\n", now,
+           q->interval_us);
+    show(q);
+    now = 40;
+    run(q);
+    now = 50;
+    burst(q, false, 1);
+    burst(q, true, 1);
+    vhost_txp_set_interval(q, 0);
+    printf("t=%lld: set_interval 0 -> interval_us=%u\n", now,
+           q->interval_us);
+    show(q);
+    run(q);
+    /* Only adaptive mode takes the moderation's interval. */
+    set_config(q, VHOST_TXP_AUTO, 0);
+    vhost_txp_set_interval(q, 7);
+    printf("auto: set_interval 7 -> interval_us=%u\n", q->interval_us);
+}
+
 static const struct {
     const char *name;
     void (*run)(struct vhost_txp *);
@@ -532,6 +570,7 @@ static const struct {
     { "reconfigure", test_reconfigure },
     { "drop", test_drop },
     { "max-wait", test_max_wait },
+    { "adaptive", test_adaptive },
 };
 
 int

@@ -1,0 +1,390 @@
+/*
+ * Copyright (c) 2026 The ovs-netdev-vhost authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at:
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+/* Unit test of adaptive kick moderation (lib/vhost-moderation.c) with a
+ * fake clock: rates in, intervals out.  Each scenario feeds bursts at
+ * exact times and prints every interval change and the final state;
+ * tests/unit.at compares the output exactly.  Usage:
+ * test-vhost-moderation SCENARIO. */
+
+#include "vhost-moderation.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static struct vhost_mod m;
+static long long int now;          /* Fake clock, us. */
+static long long int last_change;  /* Time of the last interval change. */
+static bool quiet;                 /* feed() prints no changes. */
+
+/* Feeds bursts of 'burst' packets at 'pps' packets per second for
+ * 'duration_us' from the current time, each one 'wanted' if 'wanted' is
+ * not 0.  Prints every interval change.  Advances the clock to the end. */
+static void
+feed(unsigned int pps, unsigned int burst, int wanted,
+     long long int duration_us)
+{
+    long long int start = now;
+    unsigned long long int k;
+
+    for (k = 1; ; k++) {
+        long long int t = start + (long long int) (k * burst * 1000000ULL
+                                                   / pps);
+        if (t > start + duration_us) {
+            break;
+        }
+        uint32_t old = vhost_mod_interval(&m);
+        now = t;
+        if (vhost_mod_burst(&m, burst, wanted, t)) {
+            if (!quiet) {
+                printf("t=%lld: interval %u -> %u us\n", t, old,
+                       vhost_mod_interval(&m));
+            }
+            last_change = t;
+        }
+    }
+    now = start + duration_us;
+}
+
+/* Deterministic pseudo-random numbers (a 64-bit LCG, Knuth's MMIX
+ * constants), so that the output can be compared exactly. */
+static uint64_t lcg_state = 1;
+
+static uint32_t
+lcg(void)
+{
+    lcg_state = lcg_state * 6364136223846793005ULL + 1442695040888963407ULL;
+    return lcg_state >> 33;
+}
+
+/* Feeds single-packet wanted bursts arriving at random (each microsecond
+ * with probability pps / 1e6: Poisson-like) for 'duration_us'.  Quiet. */
+static void
+feed_random(unsigned int pps, long long int duration_us)
+{
+    long long int start = now;
+
+    for (long long int t = start + 1; t <= start + duration_us; t++) {
+        if (lcg() % 1000000 < pps) {
+            now = t;
+            if (vhost_mod_burst(&m, 1, 1, t)) {
+                last_change = t;
+            }
+        }
+    }
+    now = start + duration_us;
+}
+
+static void
+print_state(const char *what)
+{
+    printf("%s: interval %u us, profile %d, changes %llu\n", what,
+           vhost_mod_interval(&m), m.profile,
+           (unsigned long long int) m.stats.changes);
+}
+
+/* One packet every 10 ms, guest asleep each time: stays at the floor. */
+static void
+test_low_rate(void)
+{
+    vhost_mod_init(&m, 0, 50);
+    feed(100, 1, 1, 2000000);
+    print_state("100 pps for 2 s");
+    printf("samples %llu, last sample %llu wake-ups/s\n",
+           (unsigned long long int) m.stats.samples,
+           (unsigned long long int) m.stats.last_wakeups_ps);
+}
+
+/* 1 Mpps in bursts of 32, every burst wanted: climbs to the ceiling one
+ * profile per sample once two samples agree. */
+static void
+test_high_rate(void)
+{
+    vhost_mod_init(&m, 0, 50);
+    feed(1000000, 32, 1, 1000000);
+    print_state("1 Mpps for 1 s");
+    printf("settled %lld us after the start\n", last_change);
+}
+
+/* Each rate from a fresh start, one packet per burst at regular times,
+ * every burst wanted, 200 ms: the interval it parks at.  Regular bursts
+ * further apart than the ceiling (below 20 kpps) fold into nothing: the
+ * floor; closer, the ceiling. */
+static void
+test_sweep(void)
+{
+    static const unsigned int rates[] = {
+        100, 1000, 2000, 2500, 3000, 5000, 7000, 10000, 15000, 20000,
+        50000, 100000, 1000000,
+    };
+
+    for (size_t i = 0; i < sizeof rates / sizeof rates[0]; i++) {
+        vhost_mod_init(&m, 0, 50);
+        now = 0;
+        quiet = true;
+        feed(rates[i], 1, 1, 200000);
+        quiet = false;
+        printf("%7u pps: interval %2u us, profile %d, changes %llu\n",
+               rates[i], vhost_mod_interval(&m), m.profile,
+               (unsigned long long int) m.stats.changes);
+    }
+}
+
+/* As test_sweep() with random arrivals: the share of wake-ups within one
+ * ceiling of the one before grows with the rate, and so does the
+ * profile.  Prints the interval at the end and the share in the last
+ * sample. */
+static void
+test_random(void)
+{
+    static const unsigned int rates[] = {
+        500, 1000, 2000, 5000, 10000, 20000, 50000, 200000,
+    };
+
+    for (size_t i = 0; i < sizeof rates / sizeof rates[0]; i++) {
+        vhost_mod_init(&m, 0, 50);
+        now = 0;
+        lcg_state = 1;
+        feed_random(rates[i], 300000);
+        printf("%7u pps: interval %2u us, profile %d, last sample %2llu%% "
+               "close\n", rates[i], vhost_mod_interval(&m), m.profile,
+               (unsigned long long int) m.stats.last_close_pct);
+    }
+}
+
+/* The benchmark's step: 1 kpps, 1 Mpps, 1 kpps, 300 ms each (bursts of 1
+ * at 1 kpps, of 32 at 1 Mpps; every burst wanted).  Prints when the
+ * interval settled after each step. */
+static void
+test_step(void)
+{
+    long long int step;
+
+    vhost_mod_init(&m, 0, 50);
+    now = 0;
+    last_change = -1;
+    feed(1000, 1, 1, 300000);
+    print_state("after 1 kpps");
+
+    step = now;
+    printf("step to 1 Mpps at t=%lld\n", step);
+    feed(1000000, 32, 1, 300000);
+    print_state("after 1 Mpps");
+    printf("settled %lld us after the step (<= 100000: %s)\n",
+           last_change - step, last_change - step <= 100000 ? "yes" : "no");
+
+    step = now;
+    printf("step to 1 kpps at t=%lld\n", step);
+    feed(1000, 1, 1, 300000);
+    print_state("after 1 kpps");
+    printf("settled %lld us after the step (<= 100000: %s)\n",
+           last_change - step, last_change - step <= 100000 ? "yes" : "no");
+}
+
+/* A polling guest under 1 Mpps never wants a kick: stays at the floor. */
+static void
+test_polling(void)
+{
+    vhost_mod_init(&m, 0, 50);
+    feed(1000000, 32, 0, 500000);
+    print_state("1 Mpps, nothing wanted");
+}
+
+/* At the ceiling, then one burst after 1 s of silence: back to the floor
+ * at once.  A full burst after a gap is a backlog, not idleness. */
+static void
+test_idle(void)
+{
+    vhost_mod_init(&m, 0, 50);
+    feed(1000000, 32, 1, 100000);
+    print_state("1 Mpps for 100 ms");
+    now += 1000000;
+    printf("t=%lld: one burst after 1 s idle\n", now);
+    if (vhost_mod_burst(&m, 1, 1, now)) {
+        printf("t=%lld: interval -> %u us\n", now, vhost_mod_interval(&m));
+    }
+    print_state("after the idle burst");
+
+    /* A PMD thread held up for 200 ms comes back with full bursts: not an
+     * idle queue, the interval stays. */
+    vhost_mod_init(&m, 0, 50);
+    feed(1000000, 32, 1, 100000);
+    now += 200000;
+    printf("t=%lld: a full burst after 200 ms without one\n", now);
+    if (vhost_mod_burst(&m, 32, 1, now)) {
+        printf("t=%lld: interval -> %u us\n", now, vhost_mod_interval(&m));
+    }
+    print_state("after the full burst");
+}
+
+/* One busy sample between quiet ones does not move the interval (the
+ * previous sample must agree); busy samples in a row step it up. */
+static void
+test_noise(void)
+{
+    vhost_mod_init(&m, 0, 50);
+    feed(1000, 1, 1, 50000);
+    printf("t=%lld: 32 wanted bursts in 0.5 ms\n", now);
+    feed(64000, 1, 1, 500);
+    feed(1000, 1, 1, 50000);
+    print_state("after one busy sample");
+    printf("t=%lld: 64 wanted bursts per ms for 3 ms\n", now);
+    feed(64000, 1, 1, 3000);
+    print_state("after three busy milliseconds");
+}
+
+/* Feeds 'n_close' wanted bursts 40 us apart, then 'n_far' 100 us apart
+ * (ceiling 50: close and not close), printing interval changes. */
+static void
+feed_pattern(int n_close, int n_far)
+{
+    for (int i = 0; i < n_close + n_far; i++) {
+        uint32_t old = vhost_mod_interval(&m);
+
+        now += i < n_close ? 40 : 100;
+        if (vhost_mod_burst(&m, 1, 1, now)) {
+            printf("t=%lld: interval %u -> %u us\n", now, old,
+                   vhost_mod_interval(&m));
+        }
+    }
+}
+
+/* At the ceiling, samples whose share of close wake-ups wavers around
+ * 1/2 (targets 3, 3, 4, 4, ...) park at the ceiling; samples two
+ * profiles below (targets 2, 2) step down to 12 us at once.  (Samples and
+ * blocks of 64 bursts need not line up: a sample closes at its 64th burst
+ * once 1 ms passed.) */
+static void
+test_waver(void)
+{
+    vhost_mod_init(&m, 0, 50);
+    feed(1000000, 32, 1, 100000);
+    print_state("1 Mpps for 100 ms");
+    for (int i = 0; i < 3; i++) {
+        feed_pattern(22, 42);       /* 34% close: target 3. */
+        feed_pattern(22, 42);
+        feed_pattern(38, 26);       /* 59% close: target 4. */
+        feed_pattern(38, 26);
+    }
+    print_state("12 samples at 34% and 59% close");
+    for (int i = 0; i < 3; i++) {
+        feed_pattern(10, 54);       /* 15% close: target 2. */
+    }
+    print_state("3 blocks at 15% close");
+}
+
+/* Other bounds: floor 10, ceiling 100; profiles and a change of bounds at
+ * the ceiling. */
+static void
+test_bounds(void)
+{
+    vhost_mod_init(&m, 10, 100);
+    printf("profiles:");
+    for (int i = 0; i < VHOST_MOD_N_PROFILES; i++) {
+        printf(" %u", vhost_mod_profile_us(&m, i));
+    }
+    printf("\n");
+    print_state("start");
+    feed(1000000, 32, 1, 100000);
+    print_state("1 Mpps");
+    printf("set bounds 0..20: changed=%d\n", vhost_mod_set_bounds(&m, 0, 20));
+    print_state("new bounds");
+    printf("set bounds 0..20 again: changed=%d\n",
+           vhost_mod_set_bounds(&m, 0, 20));
+    printf("set bounds 30..5 (clamped): changed=%d\n",
+           vhost_mod_set_bounds(&m, 30, 5));
+    print_state("clamped");
+    feed(100, 1, 1, 100000);
+    print_state("100 pps");
+}
+
+/* Target profile by the share of close wake-ups. */
+static void
+test_target(void)
+{
+    static const struct { unsigned long long w, c; } c[] = {
+        { 0, 0 }, { 7, 7 }, { 8, 8 }, { 8, 4 }, { 8, 3 }, { 8, 2 },
+        { 8, 1 }, { 64, 32 }, { 64, 31 }, { 64, 16 }, { 64, 8 }, { 64, 4 },
+        { 64, 3 }, { 64, 0 },
+    };
+
+    for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+        printf("wanted %llu, close %llu: target %d\n", c[i].w, c[i].c,
+               vhost_mod_target(c[i].w, c[i].c));
+    }
+}
+
+static void
+test_parse(void)
+{
+    static const char *inputs[] = {
+        "0", "50", "1000000", "1000001", "", "-1", " 5", "5us", "99999999999",
+    };
+
+    for (int min = 0; min <= 1; min++) {
+        for (size_t i = 0; i < sizeof inputs / sizeof inputs[0]; i++) {
+            uint32_t us = 4242;
+            char *e = vhost_mod_parse_bound(min ? "tx-flush-interval-max"
+                                                : "tx-flush-interval-min",
+                                            inputs[i], min, &us);
+            printf("min=%d \"%s\": %s (%u)\n", min, inputs[i],
+                   e ? e : "ok", us);
+            free(e);
+        }
+    }
+}
+
+struct scenario {
+    const char *name;
+    void (*run)(void);
+};
+
+static const struct scenario scenarios[] = {
+    { "low-rate", test_low_rate },
+    { "high-rate", test_high_rate },
+    { "sweep", test_sweep },
+    { "random", test_random },
+    { "step", test_step },
+    { "polling", test_polling },
+    { "idle", test_idle },
+    { "noise", test_noise },
+    { "waver", test_waver },
+    { "bounds", test_bounds },
+    { "target", test_target },
+    { "parse", test_parse },
+};
+
+int
+main(int argc, char *argv[])
+{
+    if (argc != 2) {
+        fprintf(stderr, "usage: %s SCENARIO\n", argv[0]);
+        return 2;
+    }
+    for (size_t i = 0; i < sizeof scenarios / sizeof scenarios[0]; i++) {
+        if (!strcmp(argv[1], scenarios[i].name)) {
+            now = 0;
+            last_change = 0;
+            scenarios[i].run();
+            return 0;
+        }
+    }
+    fprintf(stderr, "%s: unknown scenario %s\n", argv[0], argv[1]);
+    return 2;
+}
