@@ -34,9 +34,9 @@
  * monotonic clock. */
 
 #include "vhost-moderation.h"
+#include "vhost-tx-policy.h"
 
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -265,30 +265,6 @@ vhost_mod_clear_stats(struct vhost_mod *m)
     memset(&m->stats, 0, sizeof m->stats);
 }
 
-/* Returns a malloc()'d string formatted from 'format' like printf().
- * Aborts if out of memory, like OVS's xasprintf(). */
-static char * __attribute__((format(printf, 1, 2)))
-error_message(const char *format, ...)
-{
-    va_list args;
-    char *msg;
-    int len;
-
-    va_start(args, format);
-    len = vsnprintf(NULL, 0, format, args);
-    va_end(args);
-
-    msg = len >= 0 ? malloc(len + 1) : NULL;
-    if (!msg) {
-        abort();
-    }
-
-    va_start(args, format);
-    vsnprintf(msg, len + 1, format, args);
-    va_end(args);
-    return msg;
-}
-
 /* Parses option 'name' (for the message, e.g. "tx-flush-interval-min")
  * with value 's': a decimal integer number of microseconds from 'min_us'
  * to VHOST_MOD_BOUND_MAX, digits only (no sign, no white space).  On
@@ -299,23 +275,5 @@ char *
 vhost_mod_parse_bound(const char *name, const char *s, uint32_t min_us,
                       uint32_t *us)
 {
-    unsigned long int value = 0;
-
-    if (!s || !*s) {
-        return error_message("%s \"%s\" is not a number", name, s ? s : "");
-    }
-    for (const char *p = s; *p; p++) {
-        if (*p < '0' || *p > '9') {
-            return error_message("%s \"%s\" is not a number", name, s);
-        }
-        if (value <= VHOST_MOD_BOUND_MAX) {
-            value = value * 10 + (*p - '0');
-        }
-    }
-    if (value < min_us || value > VHOST_MOD_BOUND_MAX) {
-        return error_message("%s \"%s\" out of range (%"PRIu32" to %d us)",
-                             name, s, min_us, VHOST_MOD_BOUND_MAX);
-    }
-    *us = value;
-    return NULL;
+    return vhost_txp_parse_us(name, s, min_us, VHOST_MOD_BOUND_MAX, us);
 }

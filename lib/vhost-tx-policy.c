@@ -27,6 +27,7 @@
 #include "vhost-tx-policy.h"
 
 #include <limits.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -360,38 +361,46 @@ error_message(const char *format, ...)
     return msg;
 }
 
-/* Parses the tx-flush-interval option 's': a decimal integer number of
- * microseconds, VHOST_TXP_INTERVAL_MIN to VHOST_TXP_INTERVAL_MAX, with no
- * sign, no leading or trailing white space and nothing else.
+/* Parses option 'name' (for the message, e.g. "tx-flush-interval") with
+ * value 's': a decimal integer number of microseconds from 'min_us' to
+ * 'max_us', with no sign, no leading or trailing white space and nothing
+ * else.
  *
- * On success stores the value in '*interval_us' and returns NULL.  On error
- * leaves '*interval_us' unchanged and returns an error message that the
- * caller must free().  A NULL 's' is "not a number".  Any thread. */
+ * On success stores the value in '*us' and returns NULL.  On error leaves
+ * '*us' unchanged and returns an error message that the caller must
+ * free().  A NULL 's' is "not a number".  Any thread. */
 char *
-vhost_txp_parse_interval(const char *s, uint32_t *interval_us)
+vhost_txp_parse_us(const char *name, const char *s, uint32_t min_us,
+                   uint32_t max_us, uint32_t *us)
 {
     unsigned long int value = 0;
     const char *p;
 
     if (!s || !*s) {
-        return error_message("tx-flush-interval \"%s\" is not a number",
-                             s ? s : "");
+        return error_message("%s \"%s\" is not a number", name, s ? s : "");
     }
     for (p = s; *p; p++) {
         if (*p < '0' || *p > '9') {
-            return error_message("tx-flush-interval \"%s\" is not a number",
-                                 s);
+            return error_message("%s \"%s\" is not a number", name, s);
         }
         /* Saturate: once above the maximum, more digits change nothing. */
-        if (value <= VHOST_TXP_INTERVAL_MAX) {
+        if (value <= max_us) {
             value = value * 10 + (*p - '0');
         }
     }
-    if (value < VHOST_TXP_INTERVAL_MIN || value > VHOST_TXP_INTERVAL_MAX) {
-        return error_message("tx-flush-interval \"%s\" out of range "
-                             "(%d to %d us)", s, VHOST_TXP_INTERVAL_MIN,
-                             VHOST_TXP_INTERVAL_MAX);
+    if (value < min_us || value > max_us) {
+        return error_message("%s \"%s\" out of range (%"PRIu32" to %"PRIu32
+                             " us)", name, s, min_us, max_us);
     }
-    *interval_us = value;
+    *us = value;
     return NULL;
+}
+
+/* Parses the tx-flush-interval option 's': vhost_txp_parse_us() from
+ * VHOST_TXP_INTERVAL_MIN to VHOST_TXP_INTERVAL_MAX. */
+char *
+vhost_txp_parse_interval(const char *s, uint32_t *interval_us)
+{
+    return vhost_txp_parse_us("tx-flush-interval", s, VHOST_TXP_INTERVAL_MIN,
+                              VHOST_TXP_INTERVAL_MAX, interval_us);
 }

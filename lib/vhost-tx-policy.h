@@ -114,6 +114,8 @@ void vhost_txp_clear_stats(struct vhost_txp *);
 const char *vhost_txp_mode_to_string(enum vhost_txp_mode);
 bool vhost_txp_mode_from_string(const char *, enum vhost_txp_mode *);
 const char *vhost_txp_reason_to_string(enum vhost_txp_reason);
+char *vhost_txp_parse_us(const char *name, const char *, uint32_t min_us,
+                         uint32_t max_us, uint32_t *us);
 char *vhost_txp_parse_interval(const char *, uint32_t *interval_us);
 
 #endif /* vhost-tx-policy.h */
