@@ -835,6 +835,44 @@ note_change(char **cur, const char *new)
  * set_config fails, so they are logged (once per value), shown in status
  * ("vhost_server_path_error", "tx_retries_error", "tx_flush_error") and the
  * previous setting is kept. */
+/* Returns the tx policy settings that 'cfg' keeps, as the words of a
+ * rejection message: "PREFIXtx-flush-mode=M PREFIXtx-flush-interval=N
+ * PREFIXtx-coalesce=C", and the adaptive bounds in adaptive mode.  PREFIX
+ * is "" for Interface options and "vhost-" for other_config defaults.  The
+ * caller frees the string.  Any thread. */
+static char *
+txp_kept_string(const char *prefix, const struct netdev_vhost_txp_cfg *cfg)
+{
+    struct ds s = DS_EMPTY_INITIALIZER;
+
+    ds_put_format(&s, "%stx-flush-mode=%s %stx-flush-interval=%"PRIu32
+                  " %stx-coalesce=%s", prefix,
+                  vhost_txp_mode_to_string(cfg->mode), prefix,
+                  cfg->interval_us, prefix,
+                  cfg->coalesce_kicks ? "kicks" : "packets");
+    if (cfg->mode == VHOST_TXP_ADAPTIVE) {
+        ds_put_format(&s, " %stx-flush-interval-min=%"PRIu32
+                      " %stx-flush-interval-max=%"PRIu32, prefix,
+                      cfg->min_us, prefix, cfg->max_us);
+    }
+    return ds_steal_cstr(&s);
+}
+
+/* The other_config tx policy defaults were rejected or accepted again:
+ * every port's status (key "tx_flush_default_error") changes, so tell OVS
+ * to read it again.  Main thread. */
+static void
+default_txp_error_changed(void)
+{
+    struct netdev_vhost *dev;
+
+    ovs_mutex_lock(&netdev_vhost_mutex);
+    LIST_FOR_EACH (dev, list_node, &vhost_list) {
+        netdev_change_seq_changed(&dev->up);
+    }
+    ovs_mutex_unlock(&netdev_vhost_mutex);
+}
+
 static int
 netdev_vhost_set_config(struct netdev *netdev, const struct smap *args,
                         char **errp)
@@ -950,10 +988,9 @@ netdev_vhost_set_config(struct netdev *netdev, const struct smap *args,
     char *error = parse_txp_options(args, "", "", false, default_txp_min,
                                     default_txp_max, &dev->txp_cfg);
     if (error && !nullable_string_is_equal(error, dev->txp_cfg.error)) {
-        VLOG_ERR("%s: %s; keeping tx-flush-mode=%s tx-flush-interval=%"
-                 PRIu32, name, error,
-                 vhost_txp_mode_to_string(dev->txp_cfg.mode),
-                 dev->txp_cfg.interval_us);
+        char *kept = txp_kept_string("", &dev->txp_cfg);
+        VLOG_ERR("%s: %s; keeping %s", name, error, kept);
+        free(kept);
     }
     free(dev->txp_cfg.error);
     dev->txp_cfg.error = error;
@@ -982,19 +1019,29 @@ netdev_vhost_set_other_config(const struct smap *ovs_other_config)
 
     if (error) {
         if (!nullable_string_is_equal(error, default_txp_error)) {
-            VLOG_ERR("%s; keeping vhost-tx-flush-mode=%s "
-                     "vhost-tx-flush-interval=%"PRIu32, error,
-                     vhost_txp_mode_to_string(default_txp_mode),
-                     default_txp_interval);
+            struct netdev_vhost_txp_cfg kept_cfg = {
+                .mode = default_txp_mode,
+                .interval_us = default_txp_interval,
+                .coalesce_kicks = default_txp_coalesce_kicks,
+                .min_us = default_txp_min,
+                .max_us = default_txp_max,
+            };
+            char *kept = txp_kept_string("vhost-", &kept_cfg);
+            VLOG_ERR("%s; keeping %s", error, kept);
+            free(kept);
             free(default_txp_error);
             default_txp_error = error;
+            default_txp_error_changed();
         } else {
             free(error);
         }
         return;
     }
-    free(default_txp_error);
-    default_txp_error = NULL;
+    if (default_txp_error) {
+        free(default_txp_error);
+        default_txp_error = NULL;
+        default_txp_error_changed();
+    }
     if (mode == default_txp_mode && interval == default_txp_interval
         && kicks == default_txp_coalesce_kicks && min == default_txp_min
         && max == default_txp_max) {
@@ -1294,6 +1341,10 @@ netdev_vhost_get_status(const struct netdev *netdev, struct smap *args)
     }
     if (dev->txp_cfg.error) {
         smap_add(args, "tx_flush_error", dev->txp_cfg.error);
+    }
+    if (default_txp_error) {
+        /* Main thread, as netdev_vhost_set_other_config(). */
+        smap_add(args, "tx_flush_default_error", default_txp_error);
     }
     if (dev->path_error) {
         smap_add(args, "vhost_server_path_error", dev->path_error);
