@@ -829,12 +829,6 @@ note_change(char **cur, const char *new)
     return true;
 }
 
-/* netdev_class 'set_config': main thread.  Returns EINVAL (port not
- * created) only for a new client port without a valid vhost-server-path.
- * Bad options never fail an existing port: OVS deletes ports whose
- * set_config fails, so they are logged (once per value), shown in status
- * ("vhost_server_path_error", "tx_retries_error", "tx_flush_error") and the
- * previous setting is kept. */
 /* Returns the tx policy settings that 'cfg' keeps, as the words of a
  * rejection message: "PREFIXtx-flush-mode=M PREFIXtx-flush-interval=N
  * PREFIXtx-coalesce=C", and the adaptive bounds in adaptive mode.  PREFIX
@@ -873,6 +867,12 @@ default_txp_error_changed(void)
     ovs_mutex_unlock(&netdev_vhost_mutex);
 }
 
+/* netdev_class 'set_config': main thread.  Returns EINVAL (port not
+ * created) only for a new client port without a valid vhost-server-path.
+ * Bad options never fail an existing port: OVS deletes ports whose
+ * set_config fails, so they are logged (once per value), shown in status
+ * ("vhost_server_path_error", "tx_retries_error", "tx_flush_error") and the
+ * previous setting is kept. */
 static int
 netdev_vhost_set_config(struct netdev *netdev, const struct smap *args,
                         char **errp)
