@@ -124,22 +124,28 @@ vhost_mod_interval(const struct vhost_mod *m)
     return vhost_mod_profile_us(m, m->profile);
 }
 
-/* Returns the target profile of a sample that saw 'wanted' bursts for
- * which the guest would have been woken at the floor, 'close' of which came
+/* Returns the target profile of a sample that lasted 'elapsed_us'
+ * microseconds (clamped to at least 1) and saw 'wanted' bursts for which
+ * the guest would have been woken at the floor, 'close' of which came
  * within the ceiling of the wanted burst before them: the wake-ups an
  * interval of one ceiling would have folded into an earlier kick.  The
  * last profile (ceiling) when at least 1/2 of the wake-ups are close (the
  * ceiling at least halves the kicks), one profile less for each halving of
- * that share, down to 1/16; below that, or with fewer than
+ * that share, down to 1/16.  The floor below 1/16, with fewer than
  * VHOST_MOD_MIN_WANTED wanted bursts (too few to tell; at most 800 per
- * second), the floor: an interval would save under 1/16 of the kicks and
- * cost delay.  Regular traffic spaced more than the ceiling apart has no
- * close wake-ups and stays at the floor at any rate; traffic spaced closer
+ * second), or with fewer than VHOST_MOD_MIN_CLOSE_PS close wake-ups per
+ * second (an interval would save too few kicks to be worth any delay).
+ * Regular traffic spaced more than the ceiling apart has no close
+ * wake-ups and stays at the floor at any rate; traffic spaced closer
  * goes to the ceiling. */
 int
-vhost_mod_target(uint64_t wanted, uint64_t close)
+vhost_mod_target(uint64_t wanted, uint64_t close, long long int elapsed_us)
 {
-    if (wanted < VHOST_MOD_MIN_WANTED) {
+    if (elapsed_us < 1) {
+        elapsed_us = 1;
+    }
+    if (wanted < VHOST_MOD_MIN_WANTED
+        || close * 1000000 < (uint64_t) VHOST_MOD_MIN_CLOSE_PS * elapsed_us) {
         return 0;
     }
     for (int k = 1; k < VHOST_MOD_N_PROFILES; k++) {
@@ -238,7 +244,7 @@ vhost_mod_burst(struct vhost_mod *m, uint32_t n_packets, bool wanted,
     if (elapsed >= VHOST_MOD_SAMPLE_MAX_US
         || (m->bursts >= VHOST_MOD_SAMPLE_EVENTS
             && elapsed >= VHOST_MOD_SAMPLE_MIN_US)) {
-        int t = vhost_mod_target(m->wanted, m->close);
+        int t = vhost_mod_target(m->wanted, m->close, elapsed);
 
         m->stats.samples++;
         m->stats.last_wakeups_ps = m->wanted * 1000000 / elapsed;

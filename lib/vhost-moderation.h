@@ -62,6 +62,13 @@
 
 /* Fewer wanted bursts than this in a sample: the floor (too few to say). */
 #define VHOST_MOD_MIN_WANTED 8
+/* Fewer close wake-ups than this per second in a sample: the floor.  This
+ * many kicks is what an interval must save to be worth any delay: 2000
+ * kicks of about 1.3 us each (DESIGN.md section 2) are 0.26% of the PMD
+ * thread, and as many guest wake-ups (VM exit, interrupt injection,
+ * softirq: a few us each) about 1% of a vCPU.  A stream of 1 kpps whose
+ * sender sometimes sends two packets close together stays at the floor. */
+#define VHOST_MOD_MIN_CLOSE_PS 2000
 
 /* Option ranges, microseconds: tx-flush-interval-min 0..1000000 (0: a kick
  * at once, nothing staged), tx-flush-interval-max 1..1000000, min <= max. */
@@ -107,7 +114,8 @@ bool vhost_mod_burst(struct vhost_mod *, uint32_t n_packets, bool wanted,
                      long long int now_us);
 uint32_t vhost_mod_interval(const struct vhost_mod *);
 uint32_t vhost_mod_profile_us(const struct vhost_mod *, int profile);
-int vhost_mod_target(uint64_t wanted, uint64_t close);
+int vhost_mod_target(uint64_t wanted, uint64_t close,
+                     long long int elapsed_us);
 void vhost_mod_clear_stats(struct vhost_mod *);
 char *vhost_mod_parse_bound(const char *name, const char *s,
                             uint32_t min_us, uint32_t *us);

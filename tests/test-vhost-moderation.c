@@ -249,15 +249,17 @@ test_noise(void)
     print_state("after three busy milliseconds");
 }
 
-/* Feeds 'n_close' wanted bursts 40 us apart, then 'n_far' 100 us apart
- * (ceiling 50: close and not close), printing interval changes. */
+/* Feeds 'n_close' wanted bursts 40 us apart, then 'n_far' 60 us apart
+ * (ceiling 50: close and not close), printing interval changes.  Each block
+ * of 64 lasts under 4 ms, so 10 close wake-ups in it are more than
+ * VHOST_MOD_MIN_CLOSE_PS. */
 static void
 feed_pattern(int n_close, int n_far)
 {
     for (int i = 0; i < n_close + n_far; i++) {
         uint32_t old = vhost_mod_interval(&m);
 
-        now += i < n_close ? 40 : 100;
+        now += i < n_close ? 40 : 60;
         if (vhost_mod_burst(&m, 1, 1, now)) {
             printf("t=%lld: interval %u -> %u us\n", now, old,
                    vhost_mod_interval(&m));
@@ -289,6 +291,62 @@ test_waver(void)
     print_state("3 blocks at 15% close");
 }
 
+/* A sender that paces 'pps' but every 'every'-th packet sends a second
+ * one 'gap_us' later (a sender thread catching up after it was held up):
+ * some wake-ups come within one ceiling of the one before, too few per
+ * second to be worth a delay.  Prints the changes and the end state. */
+static void
+feed_pairs(unsigned int pps, unsigned int every, long long int gap_us,
+           long long int duration_us)
+{
+    long long int start = now;
+
+    for (unsigned long long int k = 1; ; k++) {
+        long long int t = start + (long long int) (k * 1000000ULL / pps);
+
+        if (t > start + duration_us) {
+            break;
+        }
+        for (int j = 0; j < (k % every ? 1 : 2); j++) {
+            uint32_t old = vhost_mod_interval(&m);
+
+            now = t + j * gap_us;
+            if (vhost_mod_burst(&m, 1, 1, now)) {
+                printf("t=%lld: interval %u -> %u us\n", now, old,
+                       vhost_mod_interval(&m));
+            }
+        }
+    }
+    now = start + duration_us;
+}
+
+/* 1 kpps with a close pair every 5 ms (16% of a 10 ms sample's wake-ups
+ * close, 200 per second), and 10 kpps with one every 1 ms (1 of 11
+ * wake-ups close, 1000 per second): the floor, no change.  10 kpps with a
+ * pair every 0.4 ms (2500 close per second, 20%) climbs to the profile of
+ * that share, 12 us. */
+static void
+test_pairs(void)
+{
+    vhost_mod_init(&m, 0, 50);
+    feed_pairs(1000, 5, 30, 1000000);
+    print_state("1 kpps, a pair 30 us apart every 5 ms, 1 s");
+    printf("last sample %llu%% close\n",
+           (unsigned long long int) m.stats.last_close_pct);
+
+    vhost_mod_init(&m, 0, 50);
+    now = 0;
+    feed_pairs(10000, 10, 20, 1000000);
+    print_state("10 kpps, a pair 20 us apart every 1 ms, 1 s");
+    printf("last sample %llu%% close\n",
+           (unsigned long long int) m.stats.last_close_pct);
+
+    vhost_mod_init(&m, 0, 50);
+    now = 0;
+    feed_pairs(10000, 4, 20, 100000);
+    print_state("10 kpps, a pair 20 us apart every 0.4 ms, 100 ms");
+}
+
 /* Other bounds: floor 10, ceiling 100; profiles and a change of bounds at
  * the ceiling. */
 static void
@@ -314,19 +372,27 @@ test_bounds(void)
     print_state("100 pps");
 }
 
-/* Target profile by the share of close wake-ups. */
+/* Target profile by the share of close wake-ups, and by how many close
+ * wake-ups per second the sample saw (2000 or more to leave the floor). */
 static void
 test_target(void)
 {
-    static const struct { unsigned long long w, c; } c[] = {
-        { 0, 0 }, { 7, 7 }, { 8, 8 }, { 8, 4 }, { 8, 3 }, { 8, 2 },
-        { 8, 1 }, { 64, 32 }, { 64, 31 }, { 64, 16 }, { 64, 8 }, { 64, 4 },
-        { 64, 3 }, { 64, 0 },
+    static const struct {
+        unsigned long long w, c;
+        long long int us;
+    } c[] = {
+        { 0, 0, 1000 }, { 7, 7, 1000 }, { 8, 8, 1000 }, { 8, 4, 1000 },
+        { 8, 3, 1000 }, { 8, 2, 1000 }, { 8, 1, 1000 }, { 64, 32, 1000 },
+        { 64, 31, 1000 }, { 64, 16, 1000 }, { 64, 8, 1000 },
+        { 64, 4, 1000 }, { 64, 3, 1000 }, { 64, 0, 1000 },
+        /* 10 ms samples: 20 close wake-ups are 2000 per second. */
+        { 20, 20, 10000 }, { 20, 19, 10000 }, { 10, 2, 10000 },
+        { 64, 20, 10000 }, { 0, 0, 0 }, { 8, 1, 0 },
     };
 
     for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
-        printf("wanted %llu, close %llu: target %d\n", c[i].w, c[i].c,
-               vhost_mod_target(c[i].w, c[i].c));
+        printf("wanted %llu, close %llu in %lld us: target %d\n", c[i].w,
+               c[i].c, c[i].us, vhost_mod_target(c[i].w, c[i].c, c[i].us));
     }
 }
 
@@ -365,6 +431,7 @@ static const struct scenario scenarios[] = {
     { "idle", test_idle },
     { "noise", test_noise },
     { "waver", test_waver },
+    { "pairs", test_pairs },
     { "bounds", test_bounds },
     { "target", test_target },
     { "parse", test_parse },
