@@ -64,7 +64,7 @@
 #define VHOST_MOD_MIN_WANTED 8
 /* Fewer close wake-ups than this per second in a sample: the floor.  This
  * many kicks is what an interval must save to be worth any delay: 2000
- * kicks of about 1.3 us each (DESIGN.md section 2) are 0.26% of the PMD
+ * kicks of about 1.3 us each (DESIGN-NOTES.md section 3) are 0.26% of the PMD
  * thread, and as many guest wake-ups (VM exit, interrupt injection,
  * softirq: a few us each) about 1% of a vCPU.  A stream of 1 kpps whose
  * sender sometimes sends two packets close together stays at the floor. */
