@@ -136,8 +136,9 @@ vhost_mod_interval(const struct vhost_mod *m)
  * second), or with fewer than VHOST_MOD_MIN_CLOSE_PS close wake-ups per
  * second (an interval would save too few kicks to be worth any delay).
  * Regular traffic spaced more than the ceiling apart has no close
- * wake-ups and stays at the floor at any rate; traffic spaced closer
- * goes to the ceiling. */
+ * wake-ups and stays at the floor at any rate; traffic spaced closer,
+ * at VHOST_MOD_MIN_CLOSE_PS or more wake-ups per second, goes to the
+ * ceiling. */
 int
 vhost_mod_target(uint64_t wanted, uint64_t close, long long int elapsed_us)
 {
