@@ -249,6 +249,10 @@ vhost_driver_setup(struct netdev_vhost *dev)
     OVS_EXCLUDED(netdev_vhost_mutex, dev->mutex)
 {
     const char *name = netdev_get_name(&dev->up);
+    /* DPDK's per-virtqueue statistics on server and client ports alike
+     * (stock: client ports only): the kick counters are DPDK's
+     * (guest_notifications, _suppressed).  They cost DPDK a few cycles per
+     * packet in every enqueue and dequeue (DESIGN-NOTES.md section 6). */
     uint64_t flags = RTE_VHOST_USER_LINEARBUF_SUPPORT
                      | RTE_VHOST_USER_NET_STATS_ENABLE;
     int err;
