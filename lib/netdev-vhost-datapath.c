@@ -147,10 +147,10 @@ enqueue_cb(void *aux, void **pkts_, int n)
      * one): the mbufs go back to their mempools' per-lcore caches in bulk
      * (DPDK's rte_pktmbuf_free_bulk(), 22.11 and 24.11). */
     rte_pktmbuf_free_bulk(pkts, n);
-    qp->tx_packets += sent;
-    qp->tx_bytes += bytes;
-    qp->tx_dropped += n - sent;
-    qp->tx_retries += retries;
+    netdev_vhost_counter_add(&qp->tx_packets, sent);
+    netdev_vhost_counter_add(&qp->tx_bytes, bytes);
+    netdev_vhost_counter_add(&qp->tx_dropped, n - sent);
+    netdev_vhost_counter_add(&qp->tx_retries, retries);
 }
 
 /* vhost_txp_drop_func: frees staged mbufs of a queue that is gone and
@@ -161,7 +161,7 @@ drop_cb(void *aux, void **pkts, int n)
 {
     struct enqueue_ctx *ctx = aux;
 
-    ctx->qp->tx_staged_dropped += n;
+    netdev_vhost_counter_add(&ctx->qp->tx_staged_dropped, n);
     netdev_vhost_cov_pending(NETDEV_VHOST_COV_STAGED_DROPS, n);
     rte_pktmbuf_free_bulk((struct rte_mbuf **) pkts, n);
 }
@@ -256,7 +256,8 @@ netdev_vhost_txq_flush(struct netdev_vhost *dev, int q,
  * passed.  PMD threads (from rxq_recv), so that nothing stays staged when
  * no more traffic comes, whichever PMD thread polls the port.  Looks only
  * at the queues 'dev->staged' names; skips queues whose lock another
- * thread holds: that thread flushes them. */
+ * thread holds: that thread flushes them.  The deadline is read with the
+ * lock held: the staging state is the lock holder's to change. */
 static void
 flush_due(struct netdev_vhost *dev)
 {
@@ -270,11 +271,12 @@ flush_due(struct netdev_vhost *dev)
             int q = w * 64 + raw_ctz(bits);
             int before;
 
-            if (vhost_txp_deadline(&dev->qps[q].txp) > now
-                || (before = txq_trylock(dev, q)) < 0) {
+            if ((before = txq_trylock(dev, q)) < 0) {
                 continue;
             }
-            txq_flush_locked(dev, q, now, NETDEV_VHOST_TXQ_DUE);
+            if (vhost_txp_deadline(&dev->qps[q].txp) <= now) {
+                txq_flush_locked(dev, q, now, NETDEV_VHOST_TXQ_DUE);
+            }
             txq_unlock(dev, q, before);
         }
     }
@@ -704,13 +706,16 @@ netdev_vhost_send(struct netdev *netdev, int qid,
     struct vhost_meter *qos = ovsrcu_get(struct vhost_meter *,
                                          &dev->egress_qos);
     if (OVS_UNLIKELY(qos && cnt)) {
-        int kept = vhost_meter_run(qos, (struct rte_mbuf **) batch->packets,
-                                   cnt);
-        if (kept != cnt) {
+        /* The meter frees what it drops and shrinks the batch to what it
+         * kept: every later use of 'batch' (the drop below included) sees
+         * only packets this function still owns. */
+        int drops = vhost_meter_run(qos, batch);
+
+        if (drops) {
             rte_spinlock_lock(&dev->stats_lock);
-            dev->tx_qos_drops += cnt - kept;
+            dev->tx_qos_drops += drops;
             rte_spinlock_unlock(&dev->stats_lock);
-            cnt = kept;
+            cnt = dp_packet_batch_size(batch);
         }
     }
     if (OVS_UNLIKELY(!cnt)) {
@@ -833,9 +838,10 @@ netdev_vhost_rxq_recv(struct netdev_rxq *rxq, struct dp_packet_batch *batch,
     }
 
     /* Announce the use of the device id before reading it: destroy_device()
-     * withdraws the id, then waits for 'rx_busy' to be false. */
+     * withdraws the id, runs the heavy fence, then waits for 'rx_busy' to
+     * be false (netdev_vhost_light_fence()). */
     atomic_store_explicit(&qp->rx_busy, true, memory_order_relaxed);
-    atomic_thread_fence(memory_order_seq_cst);
+    netdev_vhost_light_fence();
     int vid = netdev_vhost_get_vid(dev);
     atomic_read_relaxed(&dev->ready, &ready);
     if (OVS_LIKELY(vid >= 0 && ready && dev->flags & NETDEV_UP && dev->mp)) {
@@ -860,28 +866,25 @@ netdev_vhost_rxq_recv(struct netdev_rxq *rxq, struct dp_packet_batch *batch,
     for (int i = 0; i < nb_rx; i++) {
         bytes += rte_pktmbuf_pkt_len((struct rte_mbuf *) batch->packets[i]);
     }
-    qp->rx_packets += nb_rx;
-    qp->rx_bytes += bytes;
+    netdev_vhost_counter_add(&qp->rx_packets, nb_rx);
+    netdev_vhost_counter_add(&qp->rx_bytes, bytes);
 
     struct vhost_meter *policer = ovsrcu_get(struct vhost_meter *,
                                              &dev->ingress_policer);
+    batch->count = nb_rx;
     if (OVS_UNLIKELY(policer)) {
-        int kept = vhost_meter_run(policer,
-                                   (struct rte_mbuf **) batch->packets,
-                                   nb_rx);
-        if (kept != nb_rx) {
+        int drops = vhost_meter_run(policer, batch);
+
+        if (drops) {
             rte_spinlock_lock(&dev->stats_lock);
-            dev->rx_qos_drops += nb_rx - kept;
-            dev->rx_dropped += nb_rx - kept;
+            dev->rx_qos_drops += drops;
+            dev->rx_dropped += drops;
             rte_spinlock_unlock(&dev->stats_lock);
-            nb_rx = kept;
-            if (!nb_rx) {
+            if (dp_packet_batch_is_empty(batch)) {
                 return EAGAIN;
             }
         }
     }
-
-    batch->count = nb_rx;
     dp_packet_batch_init_packet_fields(batch);
     return 0;
 }

@@ -376,6 +376,10 @@ new_device(int vid)
      * a device stopped and started on the same one (the guest's driver
      * reloaded, the guest rebooted) keeps counting, and destroy_device()
      * already added those kicks to kicks_base. */
+    uint64_t features = 0;
+    bool iommu = false;
+
+    rte_vhost_get_negotiated_features(vid, &features);
     for (int q = 0; q < NETDEV_VHOST_MAX_QP; q++) {
         struct netdev_vhost_qp *qp = &dev->qps[q];
 
@@ -387,8 +391,14 @@ new_device(int vid)
              * clear: the connection's first kick goes out at once. */
             rte_spinlock_lock(&qp->tx_lock);
             netdev_vhost_kickq_reset(&qp->kq);
+            iommu = netdev_vhost_kickq_set_features(&qp->kq, features);
             rte_spinlock_unlock(&qp->tx_lock);
         }
+    }
+    if (iommu) {
+        VLOG_INFO("%s: the guest's rings are behind a vIOMMU "
+                  "(VIRTIO_F_IOMMU_PLATFORM): kicks are not deferred",
+                  netdev_get_name(&dev->up));
     }
 
     ovs_mutex_lock(&vid_map_mutex);
@@ -443,7 +453,7 @@ destroy_device(int vid)
          * closed then also finds the id withdrawn, and leaves a held kick
          * to the teardown below (netdev_vhost_kick_run_locked()). */
         ovsrcu_index_set(&dev->vid, -1);
-        atomic_thread_fence(memory_order_seq_cst);
+        netdev_vhost_heavy_fence();
         netdev_vhost_guard_close(dev);
         ovs_mutex_unlock(&vid_map_mutex);
 
@@ -640,10 +650,19 @@ apply_vring_event(const struct vring_event *ev)
         struct netdev_vhost_qp *qp = &dev->qps[q];
 
         qp->tx_enabled = ev->enable;
-        if (ev->was_disabled) {
-            /* The guest took its rx vring away (and maybe gave it back
-             * since): what is staged for it can no longer be placed. */
+        if (ev->was_disabled && !ev->enable) {
+            /* The guest took its rx vring away: what is staged for it can
+             * no longer be placed. */
             netdev_vhost_txq_flush(dev, q, NETDEV_VHOST_TXQ_DROP);
+        } else if (ev->was_disabled) {
+            /* Disabled and enabled again since (DPDK reports both around
+             * one SET_VRING_CALL or SET_VRING_KICK, which a front-end may
+             * send at any time, e.g. to swap the call eventfd while the
+             * guest masks an interrupt vector): the vring is usable now,
+             * so what is staged, also what was staged after it came back,
+             * goes into it, as stock would have placed it.  Counted as a
+             * reconfigure flush. */
+            netdev_vhost_txq_flush(dev, q, NETDEV_VHOST_TXQ_ALL);
         }
         netdev_vhost_remap_txqs(dev);
     }

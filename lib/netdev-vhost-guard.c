@@ -25,13 +25,19 @@
 #include "netdev-vhost-guard.h"
 #include "netdev-vhost-private.h"
 
+#include <linux/membarrier.h>
 #include <sched.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include <rte_pause.h>
 #include <rte_vhost.h>
 
+#include "openvswitch/vlog.h"
 #include "util.h"
+
+#define this_module (*VLM_netdev_vhost)
 
 /* Spins with rte_pause() this many times before it yields the CPU while it
  * waits for a PMD thread to leave a section (the ring question, a dequeue):
@@ -39,6 +45,38 @@
  * thread preempted inside must get the CPU back, which matters when it
  * shares a core with the waiting thread. */
 #define WAIT_SPINS 4096
+
+bool netdev_vhost_membarrier_ok;
+
+static int
+membarrier(int cmd)
+{
+    return syscall(__NR_membarrier, cmd, 0, 0);
+}
+
+void
+netdev_vhost_fence_init(void)
+{
+    int cmds = membarrier(MEMBARRIER_CMD_QUERY);
+
+    netdev_vhost_membarrier_ok =
+        (cmds >= 0 && cmds & MEMBARRIER_CMD_PRIVATE_EXPEDITED
+         && !membarrier(MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED));
+    VLOG_INFO("PMD-side fences: %s",
+              netdev_vhost_membarrier_ok
+              ? "compiler barriers (membarrier on the control side)"
+              : "full fences (no expedited membarrier)");
+}
+
+void
+netdev_vhost_heavy_fence(void)
+{
+    if (netdev_vhost_membarrier_ok
+        && !membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED)) {
+        return;
+    }
+    atomic_thread_fence(memory_order_seq_cst);
+}
 
 int
 netdev_vhost_wait_while_set(atomic_bool *flag)
@@ -66,6 +104,7 @@ netdev_vhost_guard_close(struct netdev_vhost *dev)
     int waited = 0;
 
     atomic_store_explicit(&dev->rings_valid, false, memory_order_seq_cst);
+    netdev_vhost_heavy_fence();
     for (int q = 0; q < NETDEV_VHOST_MAX_QP; q++) {
         int w = netdev_vhost_wait_while_set(&dev->qps[q].reading);
 

@@ -26,8 +26,9 @@
  * Before the library handles any message, the vhost-events thread clears
  * 'rings_valid' (netdev_vhost_guard_close()) and waits until no PMD thread
  * is between its store to 'reading' and its load of 'rings_valid'
- * (netdev_vhost_guard_enter(); a Dekker handshake with sequentially
- * consistent accesses, about 20 cycles per burst).  After the message it
+ * (netdev_vhost_guard_enter(); a Dekker handshake whose PMD side costs a
+ * compiler barrier and whose message side a membarrier(2), see
+ * netdev_vhost_light_fence()).  After the message it
  * reloads the ring pointers and sets 'rings_valid' again
  * (netdev_vhost_guard_open()).  The PMD half is inline here; the other
  * half is in lib/netdev-vhost-guard.c, called by the message hooks and
@@ -36,8 +37,45 @@
 #include <stdbool.h>
 
 #include "ovs-atomic.h"
+#include "util.h"
 
 struct netdev_vhost;
+
+/* The fences of the Dekker handshakes (the ring guard here; 'rx_busy'
+ * against destroy_device()) are asymmetric: the PMD side, run on every
+ * burst or poll, needs only a compiler barrier, and the rare side (a
+ * vhost-user message, a device teardown) runs membarrier(2)
+ * MEMBARRIER_CMD_PRIVATE_EXPEDITED, which makes every running thread of
+ * the process execute a full memory barrier before it returns (Linux 4.14
+ * and later; the scheme of liburcu's urcu-memb flavour).  Where the kernel
+ * does not offer it, both sides use a sequentially consistent fence, as
+ * before.  'netdev_vhost_membarrier_ok' is set once by
+ * netdev_vhost_fence_init() before any PMD thread exists, then only
+ * read. */
+extern bool netdev_vhost_membarrier_ok;
+
+/* Registers the process for expedited private membarriers.  Main thread,
+ * once, at class registration (before PMD threads are created).  Logs
+ * which fence the PMD threads use. */
+void netdev_vhost_fence_init(void);
+
+/* PMD side of a handshake: orders the caller's store of its "inside" flag
+ * before its loads of the state another thread may withdraw.  PMD
+ * threads. */
+static inline void
+netdev_vhost_light_fence(void)
+{
+    if (OVS_LIKELY(netdev_vhost_membarrier_ok)) {
+        atomic_signal_fence(memory_order_seq_cst);
+    } else {
+        atomic_thread_fence(memory_order_seq_cst);
+    }
+}
+
+/* Rare side of a handshake: orders the caller's withdrawal before its
+ * loads of the PMD threads' "inside" flags, against every light fence.
+ * Any thread but a PMD thread (a system call when membarrier is used). */
+void netdev_vhost_heavy_fence(void);
 
 /* PMD side: announces a read of guest memory guarded by '*reading' (the
  * queue's flag) and returns whether '*rings_valid' (the port's) allows it.
@@ -49,8 +87,9 @@ netdev_vhost_guard_enter(atomic_bool *reading, atomic_bool *rings_valid)
 {
     bool valid;
 
-    atomic_store_explicit(reading, true, memory_order_seq_cst);
-    atomic_read_explicit(rings_valid, &valid, memory_order_seq_cst);
+    atomic_store_explicit(reading, true, memory_order_relaxed);
+    netdev_vhost_light_fence();
+    atomic_read_explicit(rings_valid, &valid, memory_order_acquire);
     return valid;
 }
 

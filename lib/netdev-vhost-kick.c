@@ -56,6 +56,7 @@ netdev_vhost_kickq_configure(struct netdev_vhost_kickq *kq, bool defer,
                              uint32_t min_us, uint32_t max_us)
 {
     kq->defer = NETDEV_VHOST_HAS_DEFERRED_KICKS && defer;
+    vhost_kick_set_deferring(&kq->kick, kq->defer);
     if (adaptive) {
         if (!kq->adaptive) {
             struct vhost_mod_stats stats = kq->mod.stats;
@@ -92,7 +93,14 @@ void
 netdev_vhost_kickq_reset(struct netdev_vhost_kickq *kq)
 {
     vhost_kick_reset(&kq->kick);
-    kq->used_known = false;
+}
+
+bool
+netdev_vhost_kickq_set_features(struct netdev_vhost_kickq *kq,
+                                uint64_t features)
+{
+    kq->iommu = features & (1ULL << VIRTIO_F_IOMMU_PLATFORM);
+    return kq->iommu;
 }
 
 #if NETDEV_VHOST_DEFERRED_KICKS
@@ -134,17 +142,16 @@ kick_pending_set(struct netdev_vhost *dev, int q, bool pending)
 static void
 kick_note_used(struct netdev_vhost *dev, struct netdev_vhost_qp *qp)
 {
-    struct netdev_vhost_kickq *kq = &qp->kq;
+    struct vhost_kick *kick = &qp->kq.kick;
 
-    kq->used_known = false;
-    if (dev->features & (1ULL << VIRTIO_F_RING_PACKED)) {
-        return;
-    }
+    vhost_kick_forget_point(kick);
+    /* 'dev->features' too is written by the vhost-events thread while the
+     * guard is closed (netdev_vhost_guard_open()): read it inside. */
     if (netdev_vhost_guard_enter(&qp->reading, &dev->rings_valid)
-        && qp->vring.used) {
-        kq->used_at_kick = __atomic_load_n(&qp->vring.used->idx,
-                                           __ATOMIC_RELAXED);
-        kq->used_known = true;
+        && qp->vring.used
+        && !(dev->features & (1ULL << VIRTIO_F_RING_PACKED))) {
+        vhost_kick_note_point(kick, __atomic_load_n(&qp->vring.used->idx,
+                                                    __ATOMIC_RELAXED));
     }
     netdev_vhost_guard_exit(&qp->reading);
 }
@@ -164,12 +171,16 @@ kick_still_wanted(struct netdev_vhost *dev, struct netdev_vhost_qp *qp)
             wanted = vhost_packed_kick_wanted(
                 (const struct vring_packed_desc_event *)
                 qp->vring.driver_event);
-        } else if (qp->kq.used_known
-                   || !(dev->features & (1ULL << VIRTIO_RING_F_EVENT_IDX))) {
-            wanted = vhost_split_kick_wanted(
-                qp->vring.avail, qp->vring.used, qp->vring.size,
-                dev->features & (1ULL << VIRTIO_RING_F_EVENT_IDX),
-                qp->kq.used_at_kick);
+        } else {
+            bool event_idx = dev->features & (1ULL << VIRTIO_RING_F_EVENT_IDX);
+            uint16_t point;
+
+            if (vhost_kick_get_point(&qp->kq.kick, &point) || !event_idx) {
+                wanted = vhost_split_kick_wanted(qp->vring.avail,
+                                                 qp->vring.used,
+                                                 qp->vring.size, event_idx,
+                                                 point);
+            }
         }
     }
     netdev_vhost_guard_exit(&qp->reading);
@@ -236,7 +247,7 @@ netdev_vhost_guest_notify(int vid, uint16_t queue_id)
 
     struct netdev_vhost_qp *qp = &dev->qps[t->q];
 
-    if (!qp->kq.defer) {
+    if (!qp->kq.defer || qp->kq.iommu) {
         return false;
     }
     if (vhost_kick_request(&qp->kq.kick, time_usec()) == VHOST_KICK_NOW) {

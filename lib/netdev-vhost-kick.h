@@ -50,11 +50,11 @@ struct vhost_txp;
 struct netdev_vhost_kickq {
     bool defer;                 /* Auto mode in a deferred-kicks build:
                                  * guest_notify() takes kicks over. */
-    bool used_known;            /* 'used_at_kick' is valid. */
-    uint16_t used_at_kick;      /* Split ring: used->idx when the last kick
-                                 * went out (ours or the library's), for
-                                 * the EVENT_IDX "still wanted" question. */
-    struct vhost_kick kick;     /* Moderation state and its counters. */
+    bool iommu;                 /* The connection negotiated
+                                 * VIRTIO_F_IOMMU_PLATFORM: no kick is taken
+                                 * over (netdev_vhost_guest_notify()). */
+    struct vhost_kick kick;     /* Moderation state, the point of the
+                                 * last kick and the counters. */
     uint64_t not_delivered;     /* rte_vhost_notify_guest() calls that
                                  * wrote no eventfd (virtqueue not
                                  * accessible); retried on the next loop. */
@@ -93,7 +93,8 @@ void netdev_vhost_kickq_init(struct netdev_vhost_kickq *kq,
  * the moderation's current one (entering adaptive mode starts at the
  * floor), for the staging policy.  Caller holds the queue's tx_lock.  A
  * pending kick stays pending and is delivered at its deadline whatever
- * the new mode. */
+ * the new mode.  When deferral turns on or off, the point of the last kick
+ * is forgotten (vhost_kick_set_deferring()). */
 uint32_t netdev_vhost_kickq_configure(struct netdev_vhost_kickq *kq,
                                       bool defer, bool adaptive,
                                       uint32_t interval_us, uint32_t min_us,
@@ -144,6 +145,21 @@ bool netdev_vhost_kick_teardown_locked(struct netdev_vhost *dev, int q,
  * published): the new virtqueues start with their latch clear, so the first
  * kick of the connection goes out at once.  Caller holds the tx_lock. */
 void netdev_vhost_kickq_reset(struct netdev_vhost_kickq *kq);
+
+/* Tells 'kq' whether the new connection's guest negotiated
+ * VIRTIO_F_IOMMU_PLATFORM ('features' are the negotiated virtio features).
+ * With a vIOMMU no kick is taken over: rte_vhost_notify_guest() does
+ * nothing while the virtqueue is not accessible (an IOTLB miss after an
+ * IOTLB_INVALIDATE of the ring) and never translates the ring again
+ * itself (DPDK 24.11 lib/vhost/vhost.c rte_vhost_notify_guest(),
+ * vhost.h vhost_vring_inject_irq()), so a held kick could wait without
+ * bound, and DPDK's irq_pending latch, left set at teardown, would silence
+ * the queue after a driver restart.  Every kick of such a guest goes out
+ * at once, written by the library as stock.  new_device(), vhost-events
+ * thread, before the id is published, with the queue's tx_lock held.
+ * Returns true if the flag is set. */
+bool netdev_vhost_kickq_set_features(struct netdev_vhost_kickq *kq,
+                                     uint64_t features);
 
 /* rte_vhost_device_ops members (DPDK 23.07+ guest_notify, guest_notified):
  * see netdev-vhost-kick.c. */

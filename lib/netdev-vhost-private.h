@@ -38,6 +38,7 @@
  * locks (lib/netdev-vhost-qos.h), never a mutex. */
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include <rte_spinlock.h>
@@ -48,6 +49,7 @@
 #include "ovs-atomic.h"
 #include "ovs-rcu.h"
 #include "ovs-thread.h"
+#include "util.h"
 #include "netdev-vhost-kick.h"
 #include "vhost-tx-policy.h"
 
@@ -104,52 +106,98 @@
 #define NETDEV_VHOST_VIRTIO_NEGOTIATED   (1u << 2)
 #define NETDEV_VHOST_VIRTIO_RECONF       (1u << 3)
 
+/* A 64-bit counter that one thread at a time writes (the rx PMD of the
+ * queue, or whoever holds the queue's tx_lock) and any thread may read
+ * without that lock (get_stats(), the main thread): relaxed atomics, which
+ * are plain loads and stores on x86-64 and aarch64, so that a reader never
+ * sees a torn or racy value (C11 5.1.2.4; ThreadSanitizer checks it). */
+static inline void
+netdev_vhost_counter_add(atomic_uint64_t *c, uint64_t n)
+{
+    uint64_t v;
+
+    atomic_read_relaxed(c, &v);
+    atomic_store_relaxed(c, v + n);
+}
+
+static inline uint64_t
+netdev_vhost_counter_get(const atomic_uint64_t *c)
+{
+    uint64_t v;
+
+    atomic_read_relaxed(CONST_CAST(atomic_uint64_t *, c), &v);
+    return v;
+}
+
 /* Per queue-pair state.  Queue pair 'q' is vring 2q (guest rx: our tx) and
- * vring 2q + 1 (guest tx: our rx), virtio 1.1 section 5.1.2.  All of it is
- * hot: PMD threads touch it on every burst. */
+ * vring 2q + 1 (guest tx: our rx), virtio 1.1 section 5.1.2.
+ *
+ * Three groups, each starting on a cache line of its own: the sending PMD
+ * threads write 'tx_hot' on every burst, the one PMD thread that polls the
+ * rxq writes 'rx_hot' on every rxq_recv (also when idle), and 'cold' is
+ * written only on connection changes and clear-stats.  Without the padding
+ * the tx side's ring pointers shared a line with 'rx_busy' and the rx
+ * counters, and two PMD threads bounced it on every poll. */
 struct netdev_vhost_qp {
-    /* Our tx side (vring 2q).  'tx_lock' protects everything up to the
-     * ring guard: several PMD threads may map to the same vring, and the
-     * main thread flushes on reconfigure. */
-    rte_spinlock_t tx_lock;
-    bool tx_enabled;                /* Guest enabled vring 2q. */
-    struct vhost_txp txp;           /* Staging and policy counters. */
-    uint64_t tx_packets;            /* Packets placed in the used ring. */
-    uint64_t tx_bytes;
-    uint64_t tx_dropped;            /* Not accepted after retries. */
-    uint64_t tx_staged_dropped;     /* Staged, then dropped: the queue or
-                                     * device went away.  Unlike the tx
-                                     * policy's staged_drops, never
+    PADDED_MEMBERS_CACHELINE_MARKER(CACHE_LINE_SIZE, tx_hot,
+        /* Our tx side (vring 2q).  'tx_lock' protects everything in this
+         * group up to the ring guard: several PMD threads may map to the
+         * same vring, and the main thread flushes on reconfigure. */
+        rte_spinlock_t tx_lock;
+        bool tx_enabled;            /* Guest enabled vring 2q. */
+        bool last_wants_intr;       /* Answer of the last question. */
+        struct vhost_txp txp;       /* Staging and policy counters. */
+        atomic_uint64_t tx_packets; /* Placed in the used ring. */
+        atomic_uint64_t tx_bytes;
+        atomic_uint64_t tx_dropped; /* Not accepted after retries. */
+        atomic_uint64_t tx_staged_dropped;  /* Staged, then dropped: the
+                                     * queue or device went away.  Unlike
+                                     * the tx policy's staged_drops, never
                                      * cleared. */
-    uint64_t tx_dropped_base;       /* 'tx_dropped' at the last
-                                     * netdev-vhost/clear-stats. */
-    uint64_t tx_retries;
-    uint64_t queries_skipped;       /* Ring questions not asked: ring being
-                                     * changed. */
-    bool last_wants_intr;           /* Answer of the last question. */
-    uint64_t kicks_base;            /* Kicks of earlier connections. */
-    uint64_t coalesced_base;        /* DPDK's guest_notifications_suppressed
-                                     * of earlier connections. */
-    struct netdev_vhost_kickq kq;   /* Deferred kicks (tx_lock;
+        atomic_uint64_t tx_retries;
+        uint64_t queries_skipped;   /* Ring questions not asked: ring
+                                     * being changed. */
+        struct netdev_vhost_kickq kq;   /* Deferred kicks (tx_lock;
                                      * lib/netdev-vhost-kick.h). */
 
-    /* Ring guard (DESIGN-NOTES.md section 4, seed 001;
-     * lib/netdev-vhost-guard.h).  The PMD sets 'reading' while it reads
-     * the driver's suppression fields; the vhost-user message thread
-     * clears dev->rings_valid and waits for 'reading' to be false before a
-     * message may remap guest memory. */
-    atomic_bool reading;
-    struct rte_vhost_vring vring;   /* Pointers valid iff rings_valid. */
+        /* Ring guard (DESIGN-NOTES.md section 4, seed 001;
+         * lib/netdev-vhost-guard.h).  The PMD sets 'reading' while it
+         * reads the driver's suppression fields; the vhost-user message
+         * thread clears dev->rings_valid and waits for 'reading' to be
+         * false before a message may remap guest memory. */
+        atomic_bool reading;
+        struct rte_vhost_vring vring;   /* Pointers valid iff
+                                         * rings_valid. */
+    );
 
-    /* Our rx side (vring 2q + 1); written by the one PMD that polls it.
-     * 'rx_busy' is true while that PMD may use the device id it read: the
-     * vhost-events thread waits for it to be false after it withdrew the
-     * id (destroy_device(); a Dekker handshake as the ring guard's). */
-    atomic_bool rx_busy;
-    bool rx_enabled;
-    uint64_t rx_packets;
-    uint64_t rx_bytes;
-} __attribute__((aligned(64)));
+    PADDED_MEMBERS_CACHELINE_MARKER(CACHE_LINE_SIZE, rx_hot,
+        /* Our rx side (vring 2q + 1); written by the one PMD that polls
+         * it.  'rx_busy' is true while that PMD may use the device id it
+         * read: the vhost-events thread waits for it to be false after it
+         * withdrew the id (destroy_device(); a Dekker handshake as the
+         * ring guard's, lib/netdev-vhost-guard.h). */
+        atomic_bool rx_busy;
+        bool rx_enabled;
+        atomic_uint64_t rx_packets;
+        atomic_uint64_t rx_bytes;
+    );
+
+    PADDED_MEMBERS_CACHELINE_MARKER(CACHE_LINE_SIZE, cold,
+        uint64_t tx_dropped_base;   /* 'tx_dropped' at the last
+                                     * netdev-vhost/clear-stats (tx_lock). */
+        uint64_t kicks_base;        /* Kicks of earlier connections. */
+        uint64_t coalesced_base;    /* DPDK's guest_notifications_suppressed
+                                     * of earlier connections. */
+    );
+};
+BUILD_ASSERT_DECL(offsetof(struct netdev_vhost_qp, rx_hot)
+                  % CACHE_LINE_SIZE == 0);
+BUILD_ASSERT_DECL(offsetof(struct netdev_vhost_qp, cold)
+                  % CACHE_LINE_SIZE == 0);
+BUILD_ASSERT_DECL(offsetof(struct netdev_vhost_qp, rx_busy)
+                  >= offsetof(struct netdev_vhost_qp, vring)
+                     + sizeof(struct rte_vhost_vring));
+BUILD_ASSERT_DECL(sizeof(struct netdev_vhost_qp) % CACHE_LINE_SIZE == 0);
 
 /* Queue pairs of a port with staged packets, one bit each.  A bit is set
  * by the thread that stages into an empty queue and cleared by the one that

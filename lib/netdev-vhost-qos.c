@@ -29,6 +29,7 @@
 #include <rte_meter.h>
 #include <rte_spinlock.h>
 
+#include "dp-packet.h"
 #include "openvswitch/vlog.h"
 #include "smap.h"
 #include "sset.h"
@@ -126,8 +127,10 @@ vhost_meter_qos_types(struct sset *types)
 }
 
 int
-vhost_meter_run(struct vhost_meter *m, struct rte_mbuf **pkts, int n)
+vhost_meter_run(struct vhost_meter *m, struct dp_packet_batch *batch)
 {
+    struct rte_mbuf **pkts = (struct rte_mbuf **) batch->packets;
+    int n = dp_packet_batch_size(batch);
     uint64_t now = rte_rdtsc();
     int kept = 0;
 
@@ -152,7 +155,8 @@ vhost_meter_run(struct vhost_meter *m, struct rte_mbuf **pkts, int n)
         }
     }
     rte_spinlock_unlock(&m->lock);
-    return kept;
+    batch->count = kept;
+    return n - kept;
 }
 
 void

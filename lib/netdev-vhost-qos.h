@@ -32,7 +32,7 @@
 #include <rte_meter.h>
 #include <rte_spinlock.h>
 
-struct rte_mbuf;
+struct dp_packet_batch;
 struct smap;
 struct sset;
 
@@ -72,10 +72,16 @@ const char *vhost_meter_get_qos(const struct vhost_meter *,
 /* Adds the supported QoS types to 'types'. */
 void vhost_meter_qos_types(struct sset *types);
 
-/* Meters the 'n' packets in 'pkts' in order: keeps green (and, for
- * trtcm-policer, yellow) packets, compacted at the front of 'pkts', and
- * frees the others.  Returns the number kept.  Any thread. */
-int vhost_meter_run(struct vhost_meter *, struct rte_mbuf **pkts, int n);
+/* Meters the packets of 'batch' (DPDK mbufs, owned by the caller) in
+ * order: keeps green (and, for trtcm-policer, yellow) packets, compacted at
+ * the front of 'batch', and frees the others.  'batch->count' becomes the
+ * number kept, so that whatever the caller does with the batch afterwards
+ * (send it, or free it whole with dp_packet_delete_batch()) touches only
+ * packets it still owns: a freed packet left in the count would be freed
+ * twice and corrupt the mempool.  Returns the number of packets dropped
+ * (0 to the batch's size).  Any thread; the meter's own lock serializes
+ * the PMD threads that share it. */
+int vhost_meter_run(struct vhost_meter *, struct dp_packet_batch *batch);
 
 void vhost_meter_destroy(struct vhost_meter *);
 

@@ -257,8 +257,8 @@ port_stats_read(struct netdev_vhost *dev, uint64_t v[N_STATS])
     uint64_t tx_failure = 0, tx_retries = 0;
 
     for (int q = 0; q < NETDEV_VHOST_MAX_QP; q++) {
-        tx_failure += dev->qps[q].tx_dropped;
-        tx_retries += dev->qps[q].tx_retries;
+        tx_failure += netdev_vhost_counter_get(&dev->qps[q].tx_dropped);
+        tx_retries += netdev_vhost_counter_get(&dev->qps[q].tx_retries);
     }
     rte_spinlock_lock(&dev->stats_lock);
     v[ST_TX_FAILURE_DROPS] = tx_failure + dev->tx_failure_drops;
@@ -287,7 +287,8 @@ queue_stats_read(struct netdev_vhost *dev, int vid, int q,
     rte_spinlock_lock(&qp->tx_lock);
     struct vhost_txp_stats st = qp->txp.stats;
     v[ST_Q_STAGED_NOW] = qp->txp.n_staged;
-    v[ST_Q_SHOW_DROPS] = qp->tx_dropped - qp->tx_dropped_base
+    v[ST_Q_SHOW_DROPS] = netdev_vhost_counter_get(&qp->tx_dropped)
+                         - qp->tx_dropped_base
                          + st.staged_drops;
     v[ST_Q_QUERIES_SKIPPED] = qp->queries_skipped;
     *wants = qp->last_wants_intr;
@@ -351,11 +352,12 @@ netdev_vhost_get_stats(const struct netdev *netdev, struct netdev_stats *s)
     for (int q = 0; q < NETDEV_VHOST_MAX_QP; q++) {
         const struct netdev_vhost_qp *qp = &dev->qps[q];
 
-        rx_packets += qp->rx_packets;
-        rx_bytes += qp->rx_bytes;
-        tx_packets += qp->tx_packets;
-        tx_bytes += qp->tx_bytes;
-        tx_dropped += qp->tx_dropped + qp->tx_staged_dropped;
+        rx_packets += netdev_vhost_counter_get(&qp->rx_packets);
+        rx_bytes += netdev_vhost_counter_get(&qp->rx_bytes);
+        tx_packets += netdev_vhost_counter_get(&qp->tx_packets);
+        tx_bytes += netdev_vhost_counter_get(&qp->tx_bytes);
+        tx_dropped += (netdev_vhost_counter_get(&qp->tx_dropped)
+                       + netdev_vhost_counter_get(&qp->tx_staged_dropped));
     }
     rte_spinlock_lock(&dev->stats_lock);
     tx_dropped += dev->tx_failure_drops + dev->tx_mtu_exceeded_drops
@@ -620,7 +622,7 @@ netdev_vhost_stats_clear(struct netdev_vhost *dev)
 
         rte_spinlock_lock(&qp->tx_lock);
         vhost_txp_clear_stats(&qp->txp);        /* ST_Q_BURSTS to _MAX_WAIT */
-        qp->tx_dropped_base = qp->tx_dropped;   /* ST_Q_SHOW_DROPS */
+        qp->tx_dropped_base = netdev_vhost_counter_get(&qp->tx_dropped);
         qp->queries_skipped = 0;                /* PMD writes: tx_lock. */
         vhost_kick_clear_stats(&qp->kq.kick);   /* ST_Q_KICKS_* */
         vhost_mod_clear_stats(&qp->kq.mod);     /* ST_Q_INTERVAL_* */

@@ -33,6 +33,7 @@
 
 #include "netdev-vhost.h"
 #include "netdev-vhost-private.h"
+#include "netdev-vhost-guard.h"
 #include "netdev-vhost-mempool.h"
 #include "netdev-vhost-qos.h"
 #include "netdev-vhost-stats.h"
@@ -1544,6 +1545,7 @@ netdev_vhost_register(const struct smap *ovs_other_config)
     struct ds taken = DS_EMPTY_INITIALIZER;
 
     netdev_vhost_events_init();
+    netdev_vhost_fence_init();
     parse_vhost_config(ovs_other_config);
     netdev_vhost_set_other_config(ovs_other_config);
 

@@ -155,6 +155,7 @@ vhost_kick_reset(struct vhost_kick *k)
         k->stats.discarded++;
     }
     k->last_kick_us = LLONG_MIN;
+    k->point_known = false;
 }
 
 /* Zeroes the counters of 'k'; the pending state is kept.
@@ -163,4 +164,51 @@ void
 vhost_kick_clear_stats(struct vhost_kick *k)
 {
     memset(&k->stats, 0, sizeof k->stats);
+}
+
+/* Tells 'k' whether the caller takes the queue's kicks over ('deferring':
+ * auto or adaptive mode in a deferred-kicks build) or leaves every kick to
+ * the library (immediate and timed modes, staging builds).  On a change the
+ * kick point is forgotten: while the caller does not defer, the library
+ * writes kicks the caller never sees, so a point noted before could lie
+ * any number of entries (also more than 65535) behind the used index, and
+ * the EVENT_IDX window measured from it (vhost_split_kick_wanted()) would
+ * answer wrongly and postpone a kick the guest wants.  With the point
+ * unknown the next held kick is delivered without asking, which is always
+ * safe.  Thread-safety: under the tx lock. */
+void
+vhost_kick_set_deferring(struct vhost_kick *k, bool deferring)
+{
+    if (k->deferring != deferring) {
+        k->deferring = deferring;
+        k->point_known = false;
+    }
+}
+
+/* Records 'used_idx' (the split ring's used->idx, 0..65535, read after the
+ * kick's used entries were published) as the point of the kick that is
+ * going out now.  Thread-safety: under the tx lock. */
+void
+vhost_kick_note_point(struct vhost_kick *k, uint16_t used_idx)
+{
+    k->point_used = used_idx;
+    k->point_known = true;
+}
+
+/* Forgets the kick point (the ring could not be read, or the ring is
+ * packed, which needs none).  Thread-safety: under the tx lock. */
+void
+vhost_kick_forget_point(struct vhost_kick *k)
+{
+    k->point_known = false;
+}
+
+/* Returns true and the point of the last kick in '*used_idx' if it is
+ * known, false otherwise ('*used_idx' is then 0).  Thread-safety: under
+ * the tx lock. */
+bool
+vhost_kick_get_point(const struct vhost_kick *k, uint16_t *used_idx)
+{
+    *used_idx = k->point_known ? k->point_used : 0;
+    return k->point_known;
 }

@@ -80,6 +80,12 @@ struct vhost_kick {
     long long int pending_us;   /* First request of the pending kick. */
     long long int last_kick_us; /* Last kick that went out (ours or the
                                  * library's); LLONG_MIN before the first. */
+    bool deferring;             /* The caller takes kicks over (auto or
+                                 * adaptive mode with deferred kicks). */
+    bool point_known;           /* 'point_used' is valid. */
+    uint16_t point_used;        /* Split ring: used->idx when the last kick
+                                 * went out, for the EVENT_IDX "still
+                                 * wanted" question (vhost-ring.h). */
     struct vhost_kick_stats stats;
 };
 
@@ -94,5 +100,9 @@ bool vhost_kick_run(struct vhost_kick *, bool wants_intr,
 void vhost_kick_delivered(struct vhost_kick *, long long int now_us);
 void vhost_kick_reset(struct vhost_kick *);
 void vhost_kick_clear_stats(struct vhost_kick *);
+void vhost_kick_set_deferring(struct vhost_kick *, bool deferring);
+void vhost_kick_note_point(struct vhost_kick *, uint16_t used_idx);
+void vhost_kick_forget_point(struct vhost_kick *);
+bool vhost_kick_get_point(const struct vhost_kick *, uint16_t *used_idx);
 
 #endif /* vhost-kick.h */

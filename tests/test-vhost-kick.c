@@ -164,6 +164,47 @@ scenario_interval(void)
     printf("cleared\n");
 }
 
+static void
+print_point(const char *step)
+{
+    uint16_t used;
+    bool known = vhost_kick_get_point(&k, &used);
+
+    printf("%s: point %s", step, known ? "known" : "unknown");
+    if (known) {
+        printf(" used=%u", used);
+    }
+    printf("\n");
+}
+
+/* The point of the last kick (the split ring's used index, for the
+ * EVENT_IDX question) is forgotten whenever deferral turns off or on (the
+ * library kicked unseen meanwhile, so a point kept from before could be
+ * more than 65535 entries old) and when the device goes away; noting a new
+ * one makes it known again. */
+static void
+scenario_point(void)
+{
+    vhost_kick_init(&k, 50);
+    print_point("init");
+    vhost_kick_set_deferring(&k, true);
+    vhost_kick_note_point(&k, 100);
+    print_point("deferring, noted 100");
+    vhost_kick_set_deferring(&k, true);
+    print_point("deferring again");
+    vhost_kick_set_deferring(&k, false);
+    print_point("not deferring");
+    vhost_kick_set_deferring(&k, true);
+    print_point("deferring");
+    vhost_kick_note_point(&k, 65535);
+    print_point("noted 65535");
+    vhost_kick_forget_point(&k);
+    print_point("forgotten");
+    vhost_kick_note_point(&k, 7);
+    vhost_kick_reset(&k);
+    print_point("noted 7, reset");
+}
+
 /* Random requests and loops with random ring answers: the counters
  * balance after every step, a due kick the guest wants is delivered on
  * that very loop, and no kick goes out less than an interval after the
@@ -214,6 +255,7 @@ main(int argc, char *argv[])
         { "reset", scenario_reset },
         { "interval", scenario_interval },
         { "random", scenario_random },
+        { "point", scenario_point },
     };
 
     if (argc != 2) {
