@@ -124,3 +124,25 @@ netdev_vhost_mempool_in_use(const struct netdev_vhost_mempool *vmp)
 {
     return vmp ? rte_mempool_in_use_count(vmp->mp) : 0;
 }
+
+unsigned int
+netdev_vhost_mempool_overfreed(const struct netdev_vhost_mempool *vmp)
+{
+    if (!vmp) {
+        return 0;
+    }
+
+    const struct rte_mempool *mp = vmp->mp;
+    /* The pool driver's own count (what rte_mempool_ops_get_count()
+     * returns; that one is not exported by the shared library of 22.11),
+     * then the caches, as rte_mempool_avail_count() adds them, but without
+     * its clamp. */
+    uint64_t n_free = rte_mempool_get_ops(mp->ops_index)->get_count(mp);
+
+    if (mp->cache_size) {
+        for (unsigned int lcore = 0; lcore < RTE_MAX_LCORE; lcore++) {
+            n_free += mp->local_cache[lcore].len;
+        }
+    }
+    return n_free > mp->size ? n_free - mp->size : 0;
+}

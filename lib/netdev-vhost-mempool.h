@@ -59,4 +59,15 @@ void netdev_vhost_mempool_put(struct netdev_vhost_mempool *);
  * NULL, for the leak checks of the tests.  Any thread. */
 unsigned int netdev_vhost_mempool_in_use(const struct netdev_vhost_mempool *);
 
+/* Returns how many more free mbufs 'vmp' holds than it has (its common
+ * pool plus every lcore's cache, beyond its size), 0 for NULL: mbufs freed
+ * more often than they were allocated.  Always 0 unless something freed
+ * an mbuf twice, which corrupts the pool (one mbuf is then handed out to
+ * two users).  rte_mempool_in_use_count() cannot tell: DPDK clamps the
+ * free count at the pool's size (22.11 and 24.11 rte_mempool_avail_count()).
+ * For the checks of the tests; the caches are read racily, as DPDK reads
+ * them, so read it when the port is idle.  Any thread. */
+unsigned int netdev_vhost_mempool_overfreed(
+    const struct netdev_vhost_mempool *);
+
 #endif /* netdev-vhost-mempool.h */

@@ -92,6 +92,7 @@ enum stat {
     ST_Q_PPS,
     /* Port counters listed last. */
     ST_MEMPOOL_IN_USE,
+    ST_MEMPOOL_OVERFREED,
     ST_MEM_TABLE_MSGS,
     N_STATS
 };
@@ -190,6 +191,9 @@ static const struct stat_def stat_defs[N_STATS] = {
     [ST_MEMPOOL_IN_USE] = { "ovs_mempool_in_use", STAT_PORT_END, false,
         "mbufs of the port's mempool in use (0 before the first guest "
         "connected: the pool is made then)" },
+    [ST_MEMPOOL_OVERFREED] = { "ovs_mempool_overfreed", STAT_PORT_END, false,
+        "free mbufs of the port's mempool beyond its size: mbufs freed "
+        "twice (always 0; anything else means a corrupted pool)" },
     [ST_MEM_TABLE_MSGS] = { "vhost_mem_table_msgs", STAT_PORT_END, false,
         "VHOST_USER_SET_MEM_TABLE messages" },
 };
@@ -269,6 +273,7 @@ port_stats_read(struct netdev_vhost *dev, uint64_t v[N_STATS])
     rte_spinlock_unlock(&dev->stats_lock);
     v[ST_TX_RETRIES] = tx_retries;
     v[ST_MEMPOOL_IN_USE] = netdev_vhost_mempool_in_use(dev->mp);
+    v[ST_MEMPOOL_OVERFREED] = netdev_vhost_mempool_overfreed(dev->mp);
     v[ST_MEM_TABLE_MSGS] = dev->mem_table_msgs;
 }
 
