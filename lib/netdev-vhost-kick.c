@@ -247,10 +247,12 @@ netdev_vhost_guest_notify(int vid, uint16_t queue_id)
 
     struct netdev_vhost_qp *qp = &dev->qps[t->q];
 
-    if (!qp->kq.defer || qp->kq.iommu) {
+    if (!qp->kq.defer) {
         return false;
     }
-    if (vhost_kick_request(&qp->kq.kick, time_usec()) == VHOST_KICK_NOW) {
+    if ((qp->kq.iommu
+         ? vhost_kick_request_now(&qp->kq.kick, time_usec())
+         : vhost_kick_request(&qp->kq.kick, time_usec())) == VHOST_KICK_NOW) {
         /* DPDK has published the used entries (fence included) before it
          * asked: the point of this kick is the used index now. */
         kick_note_used(dev, qp);

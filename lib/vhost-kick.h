@@ -93,6 +93,8 @@ void vhost_kick_init(struct vhost_kick *, uint32_t interval_us);
 void vhost_kick_set_interval(struct vhost_kick *, uint32_t interval_us);
 enum vhost_kick_action vhost_kick_request(struct vhost_kick *,
                                           long long int now_us);
+enum vhost_kick_action vhost_kick_request_now(struct vhost_kick *,
+                                              long long int now_us);
 long long int vhost_kick_deadline(const struct vhost_kick *);
 bool vhost_kick_due(const struct vhost_kick *, long long int now_us);
 bool vhost_kick_run(struct vhost_kick *, bool wants_intr,

@@ -203,6 +203,12 @@ scenario_point(void)
     vhost_kick_note_point(&k, 7);
     vhost_kick_reset(&k);
     print_point("noted 7, reset");
+    /* A queue whose kicks are never taken over (vIOMMU): every request is
+     * counted as written at once, also within the interval. */
+    printf("t=0: request_now -> %s\n",
+           vhost_kick_request_now(&k, 0) == VHOST_KICK_NOW ? "now" : "defer");
+    printf("t=1: request_now -> %s\n",
+           vhost_kick_request_now(&k, 1) == VHOST_KICK_NOW ? "now" : "defer");
 }
 
 /* Random requests and loops with random ring answers: the counters
