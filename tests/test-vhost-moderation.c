@@ -146,25 +146,63 @@ test_sweep(void)
     }
 }
 
-/* As test_sweep() with random arrivals: the share of wake-ups within one
- * ceiling of the one before grows with the rate, and so does the
- * profile.  Prints the interval at the end and the share in the last
- * sample. */
+/* As test_sweep() with random (Poisson-like) arrivals, 20 seeds each:
+ * invariants that follow from the rule, not captured numbers.  Below 2000
+ * pps a ceiling-long interval would fold fewer than 2000 * (1 - e^-0.1),
+ * about 190, wake-ups a second, far under VHOST_MOD_MIN_CLOSE_PS: the
+ * floor in every seed.  At 50 kpps and up more than 90% of the wake-ups
+ * come within a ceiling of the one before (1 - e^-2.5): the ceiling in
+ * every seed.  Between them the interval grows with the rate: the mean
+ * profile over the seeds, and the mean share of close wake-ups, never
+ * fall from one rate to the next. */
 static void
 test_random(void)
 {
     static const unsigned int rates[] = {
         500, 1000, 2000, 5000, 10000, 20000, 50000, 200000,
     };
+    enum { N_RATES = sizeof rates / sizeof rates[0], N_SEEDS = 20 };
+    double mean_profile[N_RATES] = { 0 }, mean_close[N_RATES] = { 0 };
+    bool floor_low = true, ceiling_high = true;
+    bool profile_grows = true, close_grows = true;
 
-    for (size_t i = 0; i < sizeof rates / sizeof rates[0]; i++) {
-        vhost_mod_init(&m, 0, 50);
-        now = 0;
-        lcg_state = 1;
-        feed_random(rates[i], 300000);
-        printf("%7u pps: interval %2u us, profile %d, last sample %2llu%% "
-               "close\n", rates[i], vhost_mod_interval(&m), m.profile,
-               (unsigned long long int) m.stats.last_close_pct);
+    for (int seed = 1; seed <= N_SEEDS; seed++) {
+        for (size_t i = 0; i < N_RATES; i++) {
+            vhost_mod_init(&m, 0, 50);
+            now = 0;
+            lcg_state = seed;
+            feed_random(rates[i], 300000);
+            mean_profile[i] += (double) m.profile / N_SEEDS;
+            mean_close[i] += (double) m.stats.last_close_pct / N_SEEDS;
+            if (rates[i] <= 2000 && vhost_mod_interval(&m) != 0) {
+                floor_low = false;
+                printf("seed %d, %u pps: interval %u us\n", seed,
+                       rates[i], vhost_mod_interval(&m));
+            }
+            if (rates[i] >= 50000 && vhost_mod_interval(&m) != 50) {
+                ceiling_high = false;
+                printf("seed %d, %u pps: interval %u us\n", seed,
+                       rates[i], vhost_mod_interval(&m));
+            }
+        }
+    }
+    for (size_t i = 1; i < N_RATES; i++) {
+        profile_grows &= mean_profile[i] >= mean_profile[i - 1];
+        close_grows &= mean_close[i] >= mean_close[i - 1];
+    }
+    printf("%d seeds: the floor at 2000 pps and below in every seed: %s\n",
+           N_SEEDS, floor_low ? "yes" : "no");
+    printf("%d seeds: the ceiling at 50000 pps and above in every seed: "
+           "%s\n", N_SEEDS, ceiling_high ? "yes" : "no");
+    printf("mean profile never falls as the rate grows: %s\n",
+           profile_grows ? "yes" : "no");
+    printf("mean share of close wake-ups never falls as the rate grows: "
+           "%s\n", close_grows ? "yes" : "no");
+    if (!(floor_low && ceiling_high && profile_grows && close_grows)) {
+        for (size_t i = 0; i < N_RATES; i++) {
+            printf("%7u pps: mean profile %.2f, mean close %.1f%%\n",
+                   rates[i], mean_profile[i], mean_close[i]);
+        }
     }
 }
 
