@@ -123,6 +123,12 @@
  * that stop conditions, signals and mode switches are noticed promptly. */
 #define MAX_SLEEP_MS 100
 
+/* How long after a sleep that ended without a kick, and found packets, the
+ * guest waits for their kick before it counts them as late (--late-ms):
+ * longer than any interval the switch holds a kick for in the tests (up
+ * to 1 s), so that only a kick that never comes counts. */
+#define LATE_MS 2000
+
 /* How long a burst the PMD did not fully accept is retried before the
  * rest is dropped and counted. */
 #define TX_RETRY_NS (10 * 1000 * 1000)
@@ -176,6 +182,7 @@ struct options {
     uint64_t cycles;
     uint64_t wakeup_cost_us;
     uint64_t max_sleep_ms;
+    uint64_t late_ms;
     bool verbose;
     int n_extra_eal;
     char **extra_eal;
@@ -211,6 +218,10 @@ struct guest {
     uint64_t echoed;
     uint64_t echo_dropped;
     uint64_t wakeups;
+    uint64_t late;              /* Packets found after a sleep that ended
+                                 * without a kick, whose kick then did not
+                                 * come within --late-ms: a lost kick. */
+    bool woke_by_timeout;       /* The last sleep ended without a kick. */
     uint64_t untracked;         /* Our packets of streams beyond the table. */
 
     /* Link status as last read (check_link()). */
@@ -360,6 +371,13 @@ usage(void)
            "                         the rx queues without an interrupt, "
            "1..60000 (default\n"
            "                         100)\n"
+           "  --late-ms=MS           interrupt mode: after a sleep that "
+           "ended without an\n"
+           "                         interrupt and found packets, how long "
+           "to wait for\n"
+           "                         their interrupt before they count as "
+           "late, 1..60000\n"
+           "                         (default 2000)\n"
            "  --wakeup-cost-us=US    interrupt mode: CPU time each wake-up "
            "costs\n"
            "                         before the guest polls, 0..1000000 "
@@ -515,6 +533,7 @@ enum {
     OPT_CYCLES,
     OPT_WAKEUP_COST_US,
     OPT_MAX_SLEEP_MS,
+    OPT_LATE_MS,
 };
 
 static void
@@ -554,6 +573,7 @@ parse_options(int argc, char *argv[], struct options *opt)
         {"cycles", required_argument, NULL, OPT_CYCLES},
         {"wakeup-cost-us", required_argument, NULL, OPT_WAKEUP_COST_US},
         {"max-sleep-ms", required_argument, NULL, OPT_MAX_SLEEP_MS},
+        {"late-ms", required_argument, NULL, OPT_LATE_MS},
         {"verbose", no_argument, NULL, 'v'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
@@ -577,6 +597,7 @@ parse_options(int argc, char *argv[], struct options *opt)
     opt->cycles = 1;
     opt->wakeup_cost_us = DEFAULT_WAKEUP_COST_US;
     opt->max_sleep_ms = MAX_SLEEP_MS;
+    opt->late_ms = LATE_MS;
 
     opterr = 1;
     for (;;) {
@@ -710,6 +731,9 @@ parse_options(int argc, char *argv[], struct options *opt)
             break;
         case OPT_MAX_SLEEP_MS:
             opt->max_sleep_ms = parse_uint(name, optarg, 1, 60000);
+            break;
+        case OPT_LATE_MS:
+            opt->late_ms = parse_uint(name, optarg, 1, 60000);
             break;
         case 'v':
             opt->verbose = true;
@@ -1253,6 +1277,7 @@ intr_sleep(struct guest *g, int timeout_ms)
 
     n_events = rte_epoll_wait_interruptible(RTE_EPOLL_PER_THREAD, events,
                                             g->active_queues, timeout_ms);
+    g->woke_by_timeout = n_events <= 0;
     if (n_events > 0) {
         /* Woken: poll with interrupts off, as NAPI does.  After a timeout
          * they stay on, so that the guest's periodic chores (link, stop
@@ -1262,6 +1287,29 @@ intr_sleep(struct guest *g, int timeout_ms)
         set_rx_intr(g, false);
     }
     return 0;
+}
+
+/* The poll after a sleep that ended without a kick (the guest's own
+ * timeout: interrupts stayed on) found 'n_rx' packets.  Every one of them
+ * was placed while the guest wanted interrupts, so the switch owes a kick
+ * for them, at once or, held, at the end of its interval: waits for it at
+ * most --late-ms and counts the packets as late if it does not come (a
+ * lost kick, or one held past any bound).  Counts nothing for a kick that
+ * comes, which is consumed here as the wake-up it would have been. */
+static void
+late_check(struct guest *g, unsigned int n_rx)
+{
+    struct rte_epoll_event events[MAX_QUEUES];
+    int n_events;
+
+    set_rx_intr(g, true);
+    n_events = rte_epoll_wait_interruptible(RTE_EPOLL_PER_THREAD, events,
+                                            g->active_queues,
+                                            (int) g->opt.late_ms);
+    set_rx_intr(g, false);
+    if (n_events <= 0) {
+        g->late += n_rx;
+    }
 }
 
 static void
@@ -1718,11 +1766,12 @@ print_progress(const struct guest *g, double elapsed, bool intr)
     fprintf(stderr, "{\"elapsed_s\":%.3f,\"rx_mode\":\"%s\","
             "\"tx_packets\":%"PRIu64",\"tx_dropped\":%"PRIu64","
             "\"rx_packets\":%"PRIu64",\"echoed\":%"PRIu64","
-            "\"wakeups\":%"PRIu64",\"mem_churn_steps\":%"PRIu64","
+            "\"wakeups\":%"PRIu64",\"late\":%"PRIu64","
+            "\"mem_churn_steps\":%"PRIu64","
             "\"queue_changes\":%"PRIu64",\"intr_flips\":%"PRIu64","
             "\"cycles\":%"PRIu64"}\n",
             elapsed, intr ? "interrupt" : "poll", g->tx_packets,
-            g->tx_dropped, g->rx_packets, g->echoed, g->wakeups,
+            g->tx_dropped, g->rx_packets, g->echoed, g->wakeups, g->late,
             g->churn_allocs + g->churn_frees, g->queue_changes,
             g->intr_flips, g->cycles_done);
 }
@@ -1860,6 +1909,12 @@ run(struct guest *g)
         }
 
         unsigned int n_rx = poll_queues(g);
+        if (g->woke_by_timeout) {
+            g->woke_by_timeout = false;
+            if (n_rx) {
+                late_check(g, n_rx);
+            }
+        }
         if (opt->flip_intr) {
             /* Ask for interrupts on every other poll, whatever came. */
             g->flip_on = !g->flip_on;
@@ -1957,7 +2012,8 @@ print_report(const struct guest *g, double duration)
            "\"tx_packets\":%"PRIu64",\"tx_dropped\":%"PRIu64","
            "\"rx_packets\":%"PRIu64",\"lost\":%"PRIu64","
            "\"duplicates\":%"PRIu64",\"reordered\":%"PRIu64","
-           "\"wakeups\":%"PRIu64",\"rx_flushed\":%"PRIu64","
+           "\"wakeups\":%"PRIu64",\"late\":%"PRIu64","
+           "\"rx_flushed\":%"PRIu64","
            "\"queue_changes\":%"PRIu64",\"mem_churn\":{\"allocs\":%"PRIu64
            ",\"frees\":%"PRIu64",\"failures\":%"PRIu64",\"alloc_events\":%"
            PRIu64",\"free_events\":%"PRIu64"},"
@@ -1966,7 +2022,7 @@ print_report(const struct guest *g, double duration)
            role_names[opt->role], mode_names[opt->mode],
            opt->packed ? "packed" : "split", opt->queues,
            g->tx_packets, g->tx_dropped, g->rx_packets, total_lost(g),
-           duplicates, reordered, g->wakeups, g->rx_flushed,
+           duplicates, reordered, g->wakeups, g->late, g->rx_flushed,
            g->queue_changes, g->churn_allocs, g->churn_frees,
            g->churn_failures, g->mem_events[0], g->mem_events[1],
            g->intr_flips,
