@@ -1793,12 +1793,24 @@ cmd_hold(const char *port, int q)
     return cmd_kicks(q);
 }
 
+/* Converts a sync() result into a command result. */
+static int64_t
+sync_result(void)
+{
+    int64_t r = vu_sync();
+
+    return r == -2 ? RESULT_EOF : r;
+}
+
 /* "bad [KIND...]": malformed messages, each of KIND (default "unknown
  * fds"): "unknown", a request number no back-end knows; "fds", SET_OWNER
  * with two file descriptors it does not take; "size", a header announcing
  * a payload larger than any request's (DPDK then closes the connection).
- * The first two ask for a reply, which keeps the connection.  Returns how
- * many the back-end refused (its acknowledgements), or RESULT_EOF. */
+ * The first two ask for a reply, which keeps the connection; "size" is
+ * followed by the acknowledged SET_OWNER, which finds the connection
+ * closed.  Returns how many the back-end refused (its acknowledgements),
+ * RESULT_EOF when it closed the connection, -1 if it did not after
+ * "size". */
 static int64_t
 cmd_bad(char **kinds, int n_kinds)
 {
@@ -1836,8 +1848,8 @@ cmd_bad(char **kinds, int n_kinds)
                             0x1000000)) {
                 return RESULT_EOF;
             }
-            err = 0;
-            ack = 1;
+            /* Nothing more can be sent on this connection. */
+            return sync_result() == RESULT_EOF ? RESULT_EOF : -1;
         } else {
             warn("bad: unknown kind \"%s\"", kinds[i]);
             return -1;
@@ -1877,15 +1889,6 @@ parse_vring(const char *arg)
     }
     v = strtol(arg, &end, 10);
     return *end || v < 0 || v >= fe.n_vrings ? -1 : v;
-}
-
-/* Converts a sync() result into a command result. */
-static int64_t
-sync_result(void)
-{
-    int64_t r = vu_sync();
-
-    return r == -2 ? RESULT_EOF : r;
 }
 
 static void write_json(const char *file, bool timed_out);
@@ -2051,23 +2054,31 @@ run_command(char *line)
     return true;
 }
 
-/* Command mode: opens --control (a fifo, read-write so that it never
- * reports end of file between writers), runs its commands one at a time
- * and, between them, serves the back-end channel and notices OVS closing
- * the connection: then, with --reconnect or --server, connects or accepts
- * again within --timeout seconds and sets the device up anew (rings reset,
- * counters kept), printing "ready" again.  Main thread. */
+/* Opens the --control fifo, read-write so that it never reports end of
+ * file between writers.  Fatal on failure. */
 static int
-command_mode(void)
+control_open(void)
 {
-    char buf[4096];
-    size_t len = 0;
     int fd = open(opt.control, O_RDWR | O_NONBLOCK | O_CLOEXEC);
 
     if (fd < 0) {
         fatal("%s: %s", opt.control, strerror(errno));
     }
-    vu_start();
+    return fd;
+}
+
+/* Command mode on the connected device: runs the commands of control fifo
+ * 'fd' one at a time and, between them, serves the back-end channel and
+ * notices OVS closing the connection: then, with --reconnect or --server,
+ * connects or accepts again within --timeout seconds and sets the device
+ * up anew (rings reset, counters kept), printing "ready" again.  Returns
+ * the exit status at "quit".  Main thread. */
+static int
+command_loop(int fd)
+{
+    char buf[4096];
+    size_t len = 0;
+
     for (;;) {
         struct pollfd pfds[3] = {
             { .fd = fd, .events = POLLIN },
@@ -2122,6 +2133,7 @@ command_mode(void)
 /* Traffic mode. */
 
 static int run_stop;                /* Set (atomically) when the run ends. */
+static int control_fd = -1;         /* --control with --role. */
 
 /* Records the latency 'ns' of one received packet.  Rx thread. */
 static void
@@ -2475,6 +2487,9 @@ traffic_mode(void)
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
 
+    if (opt.control) {
+        control_fd = control_open();
+    }
     vu_start();
     if (opt.start_file) {
         uint64_t deadline = deadline_after(opt.timeout);
@@ -2568,6 +2583,24 @@ traffic_mode(void)
         pthread_join(rx, NULL);
     }
 
+    if (opt.control) {
+        /* The acknowledged SET_OWNER takes every virtqueue's lock in DPDK,
+         * so an enqueue and its kick still under way are finished: read
+         * the call eventfds after it. */
+        if (vu_sync()) {
+            fatal("no acknowledgement after the run");
+        }
+        for (int v = 0; v < fe.n_vrings; v += 2) {
+            fe.vrings[v].calls += eventfd_take(fe.vrings[v].callfd);
+        }
+        if (opt.json) {
+            write_json(opt.json, timed_out);
+        }
+        printf("finished\n");
+        fflush(stdout);
+        command_loop(control_fd);
+        return timed_out ? EXIT_FAIL : 0;
+    }
     for (int v = 0; v < fe.n_vrings; v++) {
         uint64_t base;
 
@@ -2822,8 +2855,8 @@ parse_options(int argc, char *argv[])
         }
     }
     if (optind < argc || !opt.socket_path
-        || (!opt.control) == (opt.role == ROLE_NONE)) {
-        fprintf(stderr, "%s: need --socket and either --control or --role"
+        || (!opt.control && opt.role == ROLE_NONE)) {
+        fprintf(stderr, "%s: need --socket and --control or --role"
                 "\nTry '%s --help'.\n", PROGRAM_NAME, PROGRAM_NAME);
         exit(EXIT_USAGE);
     }
@@ -2841,5 +2874,11 @@ main(int argc, char *argv[])
     parse_options(argc, argv);
     fe.n_vrings = 2 * opt.queues;
     memory_init();
-    return opt.control ? command_mode() : traffic_mode();
+    if (opt.role == ROLE_NONE) {
+        int fd = control_open();
+
+        vu_start();
+        return command_loop(fd);
+    }
+    return traffic_mode();
 }
