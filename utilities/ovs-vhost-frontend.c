@@ -1677,6 +1677,9 @@ struct wait_aux {
     const char *port;
 };
 
+/* wait_until() conditions of command mode, on 'aux_' (struct wait_aux),
+ * main thread: tx vring 2Q+1 has every buffer back (OVS took all we
+ * sent). */
 static bool
 cond_tx_done(void *aux_)
 {
@@ -1687,6 +1690,7 @@ cond_tx_done(void *aux_)
     return vr->n_free == vr->num;
 }
 
+/* Rx vring 2Q received more than N packets. */
 static bool
 cond_rx_beyond(void *aux_)
 {
@@ -1695,6 +1699,7 @@ cond_rx_beyond(void *aux_)
     return cmd_rx_count(aux->q) > aux->n;
 }
 
+/* Rx vring 2Q got at least N kicks. */
 static bool
 cond_kicks(void *aux_)
 {
@@ -1760,6 +1765,8 @@ taken_over(const char *port, int q)
     return v;
 }
 
+/* OVS port PORT counts more than N kicks of queue Q taken over (runs
+ * ovs-appctl: poll it every 10 ms, not faster). */
 static bool
 cond_taken_over(void *aux_)
 {
@@ -1769,25 +1776,47 @@ cond_taken_over(void *aux_)
 }
 
 /* "hold [PORT [Q]]": as send, waits for that packet's kick, sends another
- * packet at once and, once OVS's PORT (default --port) counts that
- * packet's kick as taken over, suppresses interrupts on rx vring 2Q.
- * DPDK's enqueue publishes the used entry before it asks whether the guest
- * wants a kick: the flag goes up only once the kick was handed to
- * guest_notify().  Returns the kicks seen, -1 on timeout. */
+ * packet at once and, once that packet's kick was taken over by OVS,
+ * suppresses interrupts on rx vring 2Q (vring_intr_off()).  DPDK's
+ * enqueue publishes the used entry before it asks whether the guest wants
+ * a kick: the flag goes up only once the kick was handed to
+ * guest_notify().
+ *
+ * With PORT (or --port) "taken over" is what the port's
+ * tx_qQ_kicks_taken_over of "ovs-appctl netdev-vhost/stats" says, as the
+ * Python front-end did.  Without, it is the kick count: an acknowledged
+ * SET_OWNER takes every virtqueue's lock in DPDK (lock_all_qps), under
+ * which the enqueue and its kick decision run, so after its reply the
+ * second packet's kick was either written (the kick count grew: nothing
+ * to hold, the flag stays down) or handed over.
+ *
+ * Returns the kicks seen, -1 on timeout, RESULT_EOF. */
 static int64_t
 cmd_hold(const char *port, int q)
 {
     struct wait_aux kick = { .q = q }, take = { .q = q, .port = port };
 
-    if (!port) {
-        warn("hold: no port name (give one or --port)");
-        return -1;
-    }
     kick.n = cmd_kicks(q) + 1;
-    take.n = taken_over(port, q);
+    if (port) {
+        take.n = taken_over(port, q);
+    }
     if (cmd_send(q) < 0 || !wait_until(cond_kicks, &kick, 1000)
-        || cmd_send(q) < 0 || !wait_until(cond_taken_over, &take, 10000)) {
+        || cmd_send(q) < 0) {
         return fe.eof ? RESULT_EOF : -1;
+    }
+    if (port) {
+        if (!wait_until(cond_taken_over, &take, 10000)) {
+            return fe.eof ? RESULT_EOF : -1;
+        }
+    } else {
+        int64_t ack = vu_sync();
+
+        if (ack) {
+            return ack == -2 ? RESULT_EOF : -1;
+        }
+        if (cmd_kicks(q) > kick.n) {
+            return cmd_kicks(q);
+        }
     }
     vring_intr_off(&fe.vrings[2 * q]);
     return cmd_kicks(q);
@@ -2337,7 +2366,7 @@ rx_thread(void *arg)
 static void *
 tx_thread(void *arg)
 {
-    uint64_t rng = opt.seed, next = now_ns(), burst_no = 0;
+    uint64_t rng = opt.seed, next = now_ns(), burst_no = 0, give_up;
     int burst = opt.arrivals == ARR_POISSON ? 1 : opt.burst;
     uint32_t seq = 0;
 
@@ -2351,10 +2380,11 @@ tx_thread(void *arg)
             sleep_until(next);
         }
         for (int i = 0; i < burst && seq < opt.count; i++) {
+            uint16_t id;
+
             tx_reclaim(vr);
             if (!vr->n_free) {
-                uint64_t give_up = now_ns() + 10000000;
-
+                give_up = now_ns() + 10000000;
                 while (!vr->n_free && now_ns() < give_up) {
                     tx_reclaim(vr);
                 }
@@ -2364,8 +2394,7 @@ tx_thread(void *arg)
                     continue;
                 }
             }
-            uint16_t id = vr->free_ids[--vr->n_free];
-
+            id = vr->free_ids[--vr->n_free];
             vring_add(vr, id, frame_fill(vr, id, seq++), false);
             n++;
         }
@@ -2396,8 +2425,7 @@ tx_thread(void *arg)
         }
     }
     /* Wait (bounded by --drain-ms) until OVS took every frame. */
-    uint64_t give_up = now_ns() + opt.drain_ms * 1000000ull;
-
+    give_up = now_ns() + opt.drain_ms * 1000000ull;
     for (int q = 0; q < opt.queues; q++) {
         struct vring *vr = &fe.vrings[2 * q + 1];
 
@@ -2459,6 +2487,8 @@ write_json(const char *file, bool timed_out)
     }
 }
 
+/* SIGINT and SIGTERM in traffic mode: the run ends (the main thread looks
+ * at 'got_signal' every 10 ms).  Async-signal-safe. */
 static void
 on_signal(int sig)
 {
@@ -2622,6 +2652,7 @@ traffic_mode(void)
 /* ---------------------------------------------------------------------- */
 /* Command line. */
 
+/* Prints --help on stdout. */
 static void
 usage(void)
 {
@@ -2709,6 +2740,8 @@ enum {
     OPT_TX_LCORE, OPT_DRAIN_MS, OPT_DURATION, OPT_START_FILE, OPT_HELP,
 };
 
+/* Parses the command line into 'opt'; exits with status 2 on bad usage
+ * (messages on stderr), 0 after --help. */
 static void
 parse_options(int argc, char *argv[])
 {
@@ -2867,6 +2900,8 @@ parse_options(int argc, char *argv[])
     }
 }
 
+/* Command mode (--control alone), traffic mode (--role), or traffic then
+ * commands (both). */
 int
 main(int argc, char *argv[])
 {
