@@ -1294,6 +1294,16 @@ feature_name(int bit)
     }
 }
 
+/* A message of device_setup() about a missing answer: none when OVS
+ * closed the connection, which vu_start() retries. */
+static void
+setup_warn(const char *msg)
+{
+    if (!fe.eof) {
+        warn("%s", msg);
+    }
+}
+
 /* Sets the device up on the connected socket, in QEMU's order
  * (vhost-user.rst, "Communication"; virtio 1.1 section 3.1): SET_OWNER,
  * feature and protocol feature negotiation, the memory table, the back-end
@@ -1332,7 +1342,7 @@ device_setup(void)
 
     if (vu_send(VU_SET_OWNER, 0, NULL, 0, NULL, 0)
         || vu_get_u64(VU_GET_FEATURES, &offered)) {
-        warn("GET_FEATURES: no answer");
+        setup_warn("GET_FEATURES: no answer");
         return -1;
     }
     for (size_t i = 0; i < sizeof want_bits / sizeof *want_bits; i++) {
@@ -1346,7 +1356,7 @@ device_setup(void)
         uint64_t pf;
 
         if (vu_get_u64(VU_GET_PROTOCOL_FEATURES, &pf_offered)) {
-            warn("GET_PROTOCOL_FEATURES: no answer");
+            setup_warn("GET_PROTOCOL_FEATURES: no answer");
             return -1;
         }
         if (opt.proto_override >= 0) {
@@ -1371,7 +1381,7 @@ device_setup(void)
         }
         if (pf & (1ULL << PF_MQ)) {
             if (vu_get_u64(VU_GET_QUEUE_NUM, &value)) {
-                warn("GET_QUEUE_NUM: no answer");
+                setup_warn("GET_QUEUE_NUM: no answer");
                 return -1;
             }
             if (value < (uint64_t) opt.queues) {
@@ -1433,8 +1443,10 @@ device_setup(void)
     }
     ack = vu_sync();
     if (ack) {
-        warn("device setup: %s", ack == -1 ? "no acknowledgement in time"
-             : ack == -2 ? "OVS closed the connection" : "OVS refused it");
+        if (ack != -2) {
+            warn("device setup: %s", ack == -1 ? "no acknowledgement in time"
+                 : "OVS refused it");
+        }
         return -1;
     }
     fe.connections++;
@@ -1540,17 +1552,30 @@ vu_check_eof(void)
 }
 
 /* Connects and sets the device up, within --timeout seconds; prints
- * "ready" on stdout once OVS acknowledged the whole setup.  Fatal on
- * failure.  Main thread. */
+ * "ready" on stdout once OVS acknowledged the whole setup.  A connection
+ * that OVS closes during the setup (e.g. one still queued on the socket
+ * of an ovs-vswitchd that is exiting) is retried until the deadline.
+ * Fatal on failure.  Main thread. */
 static void
 vu_start(void)
 {
-    if (vu_connect(deadline_after(opt.timeout))) {
-        fatal("%s: no connection within %g s", opt.socket_path,
-              opt.timeout);
-    }
-    if (device_setup()) {
-        fatal("%s: device setup failed", opt.socket_path);
+    uint64_t deadline = deadline_after(opt.timeout);
+
+    for (;;) {
+        if (vu_connect(deadline)) {
+            fatal("%s: no connection within %g s", opt.socket_path,
+                  opt.timeout);
+        }
+        if (!device_setup()) {
+            break;
+        }
+        if (!fe.eof || now_ns() >= deadline) {
+            fatal("%s: device setup failed", opt.socket_path);
+        }
+        warn("%s: OVS closed the connection during the setup, again",
+             opt.socket_path);
+        vu_disconnect();
+        sleep_us(100000);
     }
     printf("ready\n");
     fflush(stdout);
@@ -1922,6 +1947,25 @@ parse_vring(const char *arg)
 
 static void write_json(const char *file, bool timed_out);
 
+/* True if command 'cmd' sends messages: without a connection its result
+ * is "eof".  The others only look at the rings and eventfds, which stay
+ * (as the Python front-ends' did). */
+static bool
+needs_connection(const char *cmd)
+{
+    static const char *const local[] = {
+        "send", "intr", "kicks", "rx", "wait_kicks", "misses", "features",
+        "iotlb-auto",
+    };
+
+    for (size_t i = 0; i < sizeof local / sizeof *local; i++) {
+        if (!strcmp(cmd, local[i])) {
+            return false;
+        }
+    }
+    return true;
+}
+
 /* Runs command line 'line' (see the man page, COMMANDS) and prints "done
  * CMD RESULT".  Returns false for "quit".  Main thread. */
 static bool
@@ -1950,7 +1994,7 @@ run_command(char *line)
         fflush(stdout);
         return false;
     }
-    if (fe.sock < 0 || fe.eof) {
+    if ((fe.sock < 0 || fe.eof) && needs_connection(argv[0])) {
         result = RESULT_EOF;
     } else if (!strcmp(argv[0], "send")) {
         q = parse_queue(ARG(1));
