@@ -2628,12 +2628,14 @@ traffic_mode(void)
                 if (now >= t_start_ns + (uint64_t) (opt.duration * 1e9)) {
                     break;
                 }
-            } else if (opt.count
-                       && now >= last_progress
-                                 + (uint64_t) (opt.timeout * 1e9)) {
-                warn("no packet for %g s: %"PRIu64" of %"PRIu64" received",
-                     opt.timeout, rxp, opt.count);
-                timed_out = true;
+            } else if (now >= last_progress
+                              + (uint64_t) (opt.timeout * 1e9)) {
+                /* --count=0: idle for --timeout is the normal end. */
+                if (opt.count) {
+                    warn("no packet for %g s: %"PRIu64" of %"PRIu64
+                         " received", opt.timeout, rxp, opt.count);
+                    timed_out = true;
+                }
                 break;
             }
         }
