@@ -1466,7 +1466,7 @@ vu_connect(uint64_t deadline)
     if (strlen(opt.socket_path) >= sizeof sun.sun_path) {
         fatal("%s: socket path too long", opt.socket_path);
     }
-    strcpy(sun.sun_path, opt.socket_path);
+    snprintf(sun.sun_path, sizeof sun.sun_path, "%s", opt.socket_path);
 
     if (opt.server && fe.listen_fd < 0) {
         fe.listen_fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
