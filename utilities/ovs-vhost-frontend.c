@@ -277,6 +277,8 @@ struct vring {
     bool used_wrap;                 /* Packed used wrap counter. */
     uint16_t num_added;             /* Added since the last kick_prepare. */
     bool cb_disabled;               /* Shadow: notifications off. */
+    bool event_triggered;           /* EVENT_IDX: an interrupt came since
+                                     * the last enable_cb_prepare. */
     uint16_t free_ids[MAX_RING];    /* Free buffer ids, a stack. */
     uint16_t n_free;
 
@@ -585,6 +587,7 @@ vring_reset(struct vring *vr)
     vr->used_wrap = true;
     vr->num_added = 0;
     vr->cb_disabled = false;
+    vr->event_triggered = false;
     vr->n_free = vr->num;
     for (int i = 0; i < vr->num; i++) {
         vr->free_ids[i] = vr->num - 1 - i;
@@ -732,16 +735,18 @@ vring_kick(struct vring *vr)
     }
 }
 
-/* Linux 6.1 virtqueue_disable_cb_split(): with EVENT_IDX writes
- * used_event = 0 ("a hack", its comment says: the device only interrupts
- * again when the used index crosses 0), else sets
- * VRING_AVAIL_F_NO_INTERRUPT.  virtqueue_disable_cb_packed(): the driver
- * event suppression flags become RING_EVENT_FLAGS_DISABLE.  Owner
- * thread. */
+/* Linux 6.1 virtqueue_disable_cb(): nothing if an interrupt came with
+ * EVENT_IDX since the last enable (vq->event_triggered: the device will
+ * not interrupt again before used_event moves); else
+ * virtqueue_disable_cb_split(): with EVENT_IDX writes used_event = 0 ("a
+ * hack", its comment says: the device only interrupts again when the used
+ * index crosses 0), without it sets VRING_AVAIL_F_NO_INTERRUPT;
+ * virtqueue_disable_cb_packed(): the driver event suppression flags
+ * become RING_EVENT_FLAGS_DISABLE.  Owner thread. */
 static void
 vring_disable_cb(struct vring *vr)
 {
-    if (vr->cb_disabled) {
+    if (vr->event_triggered || vr->cb_disabled) {
         return;
     }
     vr->cb_disabled = true;
@@ -756,17 +761,22 @@ vring_disable_cb(struct vring *vr)
     }
 }
 
-/* Linux 6.1 virtqueue_enable_cb_prepare_split(): clears
+/* Linux 6.1 virtqueue_enable_cb_prepare(): forgets event_triggered, then
+ * virtqueue_enable_cb_prepare_split(): clears
  * VRING_AVAIL_F_NO_INTERRUPT (without EVENT_IDX) and writes used_event =
  * last_used_idx; virtqueue_enable_cb_prepare_packed(): with EVENT_IDX the
- * driver event off_wrap = last used slot | used wrap counter << 15 and
- * flags RING_EVENT_FLAGS_DESC, else flags RING_EVENT_FLAGS_ENABLE.
- * Returns the opaque value for vring_poll().  Owner thread. */
+ * driver event off_wrap = last used slot | used wrap counter << 15, and
+ * if they were disabled the flags become RING_EVENT_FLAGS_DESC (with
+ * EVENT_IDX) or RING_EVENT_FLAGS_ENABLE.  (So a packed ring whose
+ * notifications were never disabled stays at ENABLE, EVENT_IDX or not, as
+ * in Linux, where the ring starts so.)  Returns the opaque value for
+ * vring_poll().  Owner thread. */
 static uint32_t
 vring_enable_cb_prepare(struct vring *vr)
 {
     bool event = fe.features & (1ULL << F_EVENT_IDX);
 
+    vr->event_triggered = false;
     if (!(fe.features & (1ULL << F_RING_PACKED))) {
         if (vr->cb_disabled) {
             vr->cb_disabled = false;
@@ -2299,9 +2309,10 @@ napi_receive(struct vring *vr, int budget)
  *   - A kick: the vCPU pays --wakeup-us (halt exit, interrupt injection)
  *     with notifications still enabled, so kicks meanwhile coalesce into
  *     this interrupt; then vring_interrupt() (drivers/virtio/virtio_ring.c)
- *     finds no used buffer (a spurious interrupt, IRQ_NONE) or calls
- *     skb_recv_done() -> virtqueue_napi_schedule(): virtqueue_disable_cb()
- *     and napi_schedule().
+ *     finds no used buffer (a spurious interrupt, IRQ_NONE) or, with
+ *     EVENT_IDX noting event_triggered, calls skb_recv_done() ->
+ *     virtqueue_napi_schedule(): virtqueue_disable_cb() (a no-op after an
+ *     EVENT_IDX interrupt) and napi_schedule().
  *   - net_rx_action() polls every scheduled context in turn with budget
  *     --budget (napi_weight 64): virtnet_poll() -> virtnet_receive(); a
  *     poll that took fewer than its budget completes,
@@ -2354,6 +2365,9 @@ rx_thread(void *arg)
             if (!vring_more_used(vr)) {
                 ADD(tr.spurious, 1);
                 continue;
+            }
+            if (fe.features & (1ULL << F_EVENT_IDX)) {
+                vr->event_triggered = true;
             }
             vring_disable_cb(vr);
             scheduled[q] = any = true;
