@@ -1810,7 +1810,7 @@ cond_taken_over(void *aux_)
     return taken_over(aux->port, aux->q) > aux->n;
 }
 
-/* "hold [PORT [Q]]": as send, waits for that packet's kick, sends another
+/* "hold [PORT] [Q]": as send, waits for that packet's kick, sends another
  * packet at once and, once that packet's kick was taken over by OVS,
  * suppresses interrupts on rx vring 2Q (vring_intr_off()).  DPDK's
  * enqueue publishes the used entry before it asks whether the guest wants
@@ -2010,9 +2010,12 @@ run_command(char *line)
         q = parse_queue(ARG(1));
         result = q < 0 ? -1 : cmd_send(q);
     } else if (!strcmp(argv[0], "hold")) {
-        const char *port = ARG(1) ? ARG(1) : opt.port;
+        /* "hold [PORT] [Q]": a number is the queue. */
+        bool numeric = ARG(1)
+                       && strspn(argv[1], "0123456789") == strlen(argv[1]);
+        const char *port = ARG(1) && !numeric ? ARG(1) : opt.port;
 
-        q = parse_queue(ARG(2));
+        q = parse_queue(numeric ? ARG(1) : ARG(2));
         result = q < 0 ? -1 : cmd_hold(port, q);
     } else if (!strcmp(argv[0], "intr")) {
         q = parse_queue(ARG(2));
