@@ -227,6 +227,7 @@ struct options {
     int rx_lcore;
     int tx_lcore;
     unsigned int drain_ms;
+    bool rx_intr_off;
     double duration;
     const char *start_file;
 };
@@ -2603,6 +2604,14 @@ traffic_mode(void)
     if (!tr.lat_hist || stop_fd < 0) {
         fatal("out of memory");
     }
+    if (opt.rx_intr_off) {
+        /* --rx-intr=off: a broken guest that never asks for interrupts;
+         * everything it gets is found by the final drain.  Before the
+         * threads start: the rings are still ours. */
+        for (int q = 0; q < opt.queues; q++) {
+            vring_intr_off(&fe.vrings[2 * q]);
+        }
+    }
     t_start_ns = last_progress = now_ns();
     if (has_rx && pthread_create(&rx, NULL, rx_thread, NULL)) {
         fatal("pthread_create failed");
@@ -2768,6 +2777,8 @@ usage(void)
            "  --wakeup-us=US       rx wake-up cost (default %d)\n"
            "  --per-packet-ns=NS   rx cost per packet (default %d)\n"
            "  --budget=N           NAPI budget, 1..%d (default %d)\n"
+           "  --rx-intr=off        rx never asks for interrupts (a broken "
+           "guest)\n"
            "  --rx-lcore=CPU, --tx-lcore=CPU  pin the threads\n"
            "See ovs-vhost-frontend(8) for the commands and the report.\n",
            PROGRAM_NAME, PROGRAM_NAME, MAX_QP, MAX_RING, MAX_BURST,
@@ -2800,7 +2811,8 @@ enum {
     OPT_TIMEOUT, OPT_ROLE, OPT_COUNT, OPT_RATE, OPT_BURST, OPT_ARRIVALS,
     OPT_SEED, OPT_PAUSE_PROB, OPT_PAUSE_US, OPT_SIZE, OPT_JSON,
     OPT_WAKEUP_US, OPT_PER_PACKET_NS, OPT_BUDGET, OPT_RX_LCORE,
-    OPT_TX_LCORE, OPT_DRAIN_MS, OPT_DURATION, OPT_START_FILE, OPT_HELP,
+    OPT_TX_LCORE, OPT_DRAIN_MS, OPT_RX_INTR, OPT_DURATION, OPT_START_FILE,
+    OPT_HELP,
 };
 
 /* Parses the command line into 'opt'; exits with status 2 on bad usage
@@ -2841,6 +2853,7 @@ parse_options(int argc, char *argv[])
         { "rx-lcore", required_argument, NULL, OPT_RX_LCORE },
         { "tx-lcore", required_argument, NULL, OPT_TX_LCORE },
         { "drain-ms", required_argument, NULL, OPT_DRAIN_MS },
+        { "rx-intr", required_argument, NULL, OPT_RX_INTR },
         { "duration", required_argument, NULL, OPT_DURATION },
         { "start-file", required_argument, NULL, OPT_START_FILE },
         { "help", no_argument, NULL, OPT_HELP },
@@ -2937,6 +2950,13 @@ parse_options(int argc, char *argv[])
             break;
         case OPT_DRAIN_MS:
             opt.drain_ms = parse_num("drain-ms", optarg, 0, 3600000);
+            break;
+        case OPT_RX_INTR:
+            if (strcmp(optarg, "on") && strcmp(optarg, "off")) {
+                fprintf(stderr, "%s: --rx-intr=on|off\n", PROGRAM_NAME);
+                exit(EXIT_USAGE);
+            }
+            opt.rx_intr_off = !strcmp(optarg, "off");
             break;
         case OPT_DURATION:
             opt.duration = parse_num("duration", optarg, 0, 86400);
