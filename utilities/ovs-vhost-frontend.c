@@ -1697,6 +1697,18 @@ cmd_rx_count(int q)
     return vr->reaped;
 }
 
+/* Packets received on all rx vrings so far (cmd_rx_count() of each). */
+static uint64_t
+cmd_rx_total(void)
+{
+    uint64_t n = 0;
+
+    for (int q = 0; q < opt.queues; q++) {
+        n += cmd_rx_count(q);
+    }
+    return n;
+}
+
 /* Interrupts written to the callfd of rx vring 'q' so far. */
 static uint64_t
 cmd_kicks(int q)
@@ -1726,13 +1738,13 @@ cond_tx_done(void *aux_)
     return vr->n_free == vr->num;
 }
 
-/* Rx vring 2Q received more than N packets. */
+/* The rx vrings received more than N packets in all. */
 static bool
 cond_rx_beyond(void *aux_)
 {
     struct wait_aux *aux = aux_;
 
-    return cmd_rx_count(aux->q) > aux->n;
+    return cmd_rx_total() > aux->n;
 }
 
 /* Rx vring 2Q got at least N kicks. */
@@ -1745,9 +1757,10 @@ cond_kicks(void *aux_)
 }
 
 /* "send [Q]": one packet on tx vring 2Q+1 and a kick (always, as the
- * Python front-ends did); waits until OVS took it and until the rx vring
- * 2Q got a packet.  Returns the rx vring's packet count, or -1 on
- * timeout. */
+ * Python front-ends did); waits until OVS took it and until a packet came
+ * into an rx vring (OVS picks the queue it sends on: its thread's).
+ * Returns the packets received on all rx vrings (with one queue pair
+ * vring 0's used index, as the Python front-end did), or -1 on timeout. */
 static int64_t
 cmd_send(int q)
 {
@@ -1760,7 +1773,7 @@ cmd_send(int q)
     if (!vr->n_free) {
         return -1;
     }
-    aux.n = cmd_rx_count(q);
+    aux.n = cmd_rx_total();
     id = vr->free_ids[--vr->n_free];
     vring_add(vr, id, frame_fill(vr, id, fe.n_sent++), false);
     vr->num_added = 0;
@@ -1771,7 +1784,7 @@ cmd_send(int q)
         || !wait_until(cond_rx_beyond, &aux, 100)) {
         return fe.eof ? RESULT_EOF : -1;
     }
-    return cmd_rx_count(q);
+    return cmd_rx_total();
 }
 
 /* tx_qQ_kicks_taken_over of OVS port 'port' (ovs-appctl
@@ -2031,8 +2044,12 @@ run_command(char *line)
         q = parse_queue(ARG(1));
         result = q < 0 ? -1 : (int64_t) cmd_kicks(q);
     } else if (!strcmp(argv[0], "rx")) {
-        q = parse_queue(ARG(1));
-        result = q < 0 ? -1 : (int64_t) cmd_rx_count(q);
+        if (ARG(1) && !strcmp(argv[1], "all")) {
+            result = cmd_rx_total();
+        } else {
+            q = parse_queue(ARG(1));
+            result = q < 0 ? -1 : (int64_t) cmd_rx_count(q);
+        }
     } else if (!strcmp(argv[0], "wait_kicks")) {
         struct wait_aux aux = { .q = parse_queue(ARG(2)) };
 
