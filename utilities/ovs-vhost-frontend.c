@@ -1464,6 +1464,13 @@ device_setup(void)
     return 0;
 }
 
+/* atexit() handler of --server: removes the socket we listened on. */
+static void
+unlink_socket(void)
+{
+    unlink(opt.socket_path);
+}
+
 /* Connects to (or, with --server, accepts from) OVS on --socket, retrying
  * until CLOCK_MONOTONIC 'deadline' (ns).  Returns 0, -1 on timeout.  Main
  * thread. */
@@ -1488,6 +1495,7 @@ vu_connect(uint64_t deadline)
             fatal("%s: cannot listen (%s)", opt.socket_path,
                   strerror(errno));
         }
+        atexit(unlink_socket);
     }
     for (;;) {
         if (opt.server) {
