@@ -34,7 +34,8 @@ TESTSUITE_AT = \
 	tests/system-defects.at \
 	tests/system-kicks.at \
 	tests/system-ovn.at \
-	tests/system-adaptive.at
+	tests/system-adaptive.at \
+	tests/system-frontend.at
 EXTRA_DIST += $(TESTSUITE_AT) tests/testsuite tests/atlocal.in package.m4 \
 	tests/linux-guest-image.sh tests/linux-guest-init tests/linux-guest-udp.c \
 	tests/ovs-system-dpdk.sh tests/package-deb.sh
