@@ -1765,12 +1765,14 @@ cond_kicks(void *aux_)
 }
 
 /* "send [Q]": one packet on tx vring 2Q+1 and a kick (always, as the
- * Python front-ends did); waits until OVS took it and until a packet came
- * into an rx vring (OVS picks the queue it sends on: its thread's).
- * Returns the packets received on all rx vrings (with one queue pair
- * vring 0's used index, as the Python front-end did), or -1 on timeout. */
+ * Python front-ends did); waits until OVS took it and, if 'back', until a
+ * packet came into an rx vring (OVS picks the queue it sends on: its
+ * thread's).  Returns the packets received on all rx vrings (with one
+ * queue pair vring 0's used index, as the Python front-end did), or, for
+ * "post [Q]" ('back' false), the packets sent so far once OVS took this
+ * one; -1 on timeout. */
 static int64_t
-cmd_send(int q)
+cmd_send(int q, bool back)
 {
     struct vring *vr = &fe.vrings[2 * q + 1];
     struct wait_aux aux = { .q = q };
@@ -1789,10 +1791,10 @@ cmd_send(int q)
         vr->notifies++;
     }
     if (!wait_until(cond_tx_done, &aux, 1000)
-        || !wait_until(cond_rx_beyond, &aux, 100)) {
+        || (back && !wait_until(cond_rx_beyond, &aux, 100))) {
         return fe.eof ? RESULT_EOF : -1;
     }
-    return cmd_rx_total();
+    return back ? cmd_rx_total() : (int64_t) fe.n_sent;
 }
 
 /* tx_qQ_kicks_taken_over of OVS port 'port' (ovs-appctl
@@ -1857,8 +1859,8 @@ cmd_hold(const char *port, int q)
     if (port) {
         take.n = taken_over(port, q);
     }
-    if (cmd_send(q) < 0 || !wait_until(cond_kicks, &kick, 1000)
-        || cmd_send(q) < 0) {
+    if (cmd_send(q, true) < 0 || !wait_until(cond_kicks, &kick, 1000)
+        || cmd_send(q, true) < 0) {
         return fe.eof ? RESULT_EOF : -1;
     }
     if (port) {
@@ -1986,7 +1988,8 @@ static bool
 needs_connection(const char *cmd)
 {
     static const char *const local[] = {
-        "send", "intr", "kicks", "rx", "wait_kicks", "misses", "features",
+        "send", "post", "intr", "kicks", "rx", "wait_kicks", "misses",
+        "features",
         "iotlb-auto",
     };
 
@@ -2028,9 +2031,9 @@ run_command(char *line)
     }
     if ((fe.sock < 0 || fe.eof) && needs_connection(argv[0])) {
         result = RESULT_EOF;
-    } else if (!strcmp(argv[0], "send")) {
+    } else if (!strcmp(argv[0], "send") || !strcmp(argv[0], "post")) {
         q = parse_queue(ARG(1));
-        result = q < 0 ? -1 : cmd_send(q);
+        result = q < 0 ? -1 : cmd_send(q, argv[0][0] == 's');
     } else if (!strcmp(argv[0], "hold")) {
         /* "hold [PORT] [Q]": a number is the queue. */
         bool numeric = ARG(1)
