@@ -650,18 +650,20 @@ apply_vring_event(const struct vring_event *ev)
         struct netdev_vhost_qp *qp = &dev->qps[q];
 
         qp->tx_enabled = ev->enable;
-        if (ev->was_disabled && !ev->enable) {
-            /* The guest took its rx vring away: what is staged for it can
-             * no longer be placed. */
-            netdev_vhost_txq_flush(dev, q, NETDEV_VHOST_TXQ_DROP);
-        } else if (ev->was_disabled) {
-            /* Disabled and enabled again since (DPDK reports both around
-             * one SET_VRING_CALL or SET_VRING_KICK, which a front-end may
-             * send at any time, e.g. to swap the call eventfd while the
-             * guest masks an interrupt vector): the vring is usable now,
-             * so what is staged, also what was staged after it came back,
-             * goes into it, as stock would have placed it.  Counted as a
-             * reconfigure flush. */
+        /* What is staged is never dropped here.  DPDK reports a vring
+         * disabled and enabled again around one SET_VRING_CALL or
+         * SET_VRING_KICK, which a front-end may send at any time (QEMU's
+         * vhost_virtqueue_mask() swaps the call eventfd while the guest
+         * masks an interrupt vector): the two reports may merge into one
+         * event, or this thread may see the "disabled" one before DPDK
+         * made the second.  Either way the vring may be usable again by
+         * now.  Ending enabled: flush (a reconfigure flush), as stock
+         * would have placed the packets.  Ending disabled: the packets
+         * stay staged to their deadline, when they go into the vring if
+         * it is back, or are dropped and counted (tx_dropped) if it is
+         * still disabled; a device that goes away drops them at once
+         * (destroy_device()). */
+        if (ev->was_disabled && ev->enable) {
             netdev_vhost_txq_flush(dev, q, NETDEV_VHOST_TXQ_ALL);
         }
         netdev_vhost_remap_txqs(dev);
