@@ -222,6 +222,9 @@ struct guest {
                                  * without a kick, whose kick then did not
                                  * come within --late-ms: a lost kick. */
     bool woke_by_timeout;       /* The last sleep ended without a kick. */
+    uint64_t late_pending;      /* Packets found after such a sleep whose
+                                 * kick has not come yet... */
+    uint64_t late_deadline;     /* ...and when they count as late (TSC). */
     uint64_t untracked;         /* Our packets of streams beyond the table. */
 
     /* Link status as last read (check_link()). */
@@ -1279,6 +1282,7 @@ intr_sleep(struct guest *g, int timeout_ms)
                                             g->active_queues, timeout_ms);
     g->woke_by_timeout = n_events <= 0;
     if (n_events > 0) {
+        g->late_pending = 0;    /* The kick they were owed came. */
         /* Woken: poll with interrupts off, as NAPI does.  After a timeout
          * they stay on, so that the guest's periodic chores (link, stop
          * conditions) never show the switch a polling guest. */
@@ -1289,26 +1293,39 @@ intr_sleep(struct guest *g, int timeout_ms)
     return 0;
 }
 
-/* The poll after a sleep that ended without a kick (the guest's own
- * timeout: interrupts stayed on) found 'n_rx' packets.  Every one of them
- * was placed while the guest wanted interrupts, so the switch owes a kick
- * for them, at once or, held, at the end of its interval: waits for it at
- * most --late-ms and counts the packets as late if it does not come (a
- * lost kick, or one held past any bound).  Counts nothing for a kick that
- * comes, which is consumed here as the wake-up it would have been. */
+/* Late packets.  The poll after a sleep that ended without a kick (the
+ * guest's own timeout, after which interrupts stay on) found 'n_rx'
+ * packets (0: just look).  Every one of them was placed while the guest
+ * wanted interrupts, so the switch owes a kick for them, at once or, held,
+ * at the end of its interval, and delivers it while interrupts stay on.
+ * The guest goes on consuming meanwhile; the packets count as late if no
+ * kick comes within --late-ms (a lost kick, or one held past any bound).
+ * A kick that comes is consumed here as the wake-up it would have been.
+ * 'wait' (at the end of the run): block for the rest of --late-ms. */
 static void
-late_check(struct guest *g, unsigned int n_rx)
+late_track(struct guest *g, unsigned int n_rx, bool wait)
 {
     struct rte_epoll_event events[MAX_QUEUES];
-    int n_events;
+    uint64_t now = rte_rdtsc();
 
-    set_rx_intr(g, true);
-    n_events = rte_epoll_wait_interruptible(RTE_EPOLL_PER_THREAD, events,
-                                            g->active_queues,
-                                            (int) g->opt.late_ms);
-    set_rx_intr(g, false);
-    if (n_events <= 0) {
-        g->late += n_rx;
+    if (n_rx && !g->late_pending) {
+        g->late_deadline = now + g->opt.late_ms * g->tsc_hz / 1000;
+    }
+    g->late_pending += n_rx;
+    if (!g->late_pending) {
+        return;
+    }
+
+    int timeout_ms = (wait && now < g->late_deadline
+                      ? (int) ((g->late_deadline - now) * 1000 / g->tsc_hz) + 1
+                      : 0);
+    if (rte_epoll_wait_interruptible(RTE_EPOLL_PER_THREAD, events,
+                                     g->active_queues, timeout_ms) > 0) {
+        g->late_pending = 0;
+        set_rx_intr(g, false);
+    } else if (wait || rte_rdtsc() >= g->late_deadline) {
+        g->late += g->late_pending;
+        g->late_pending = 0;
     }
 }
 
@@ -1909,11 +1926,9 @@ run(struct guest *g)
         }
 
         unsigned int n_rx = poll_queues(g);
-        if (g->woke_by_timeout) {
+        if (g->woke_by_timeout || g->late_pending) {
+            late_track(g, g->woke_by_timeout ? n_rx : 0, false);
             g->woke_by_timeout = false;
-            if (n_rx) {
-                late_check(g, n_rx);
-            }
         }
         if (opt->flip_intr) {
             /* Ask for interrupts on every other poll, whatever came. */
@@ -1957,6 +1972,9 @@ run(struct guest *g)
             nanosleep(&ts, NULL);
         }
     }
+
+    /* Packets still waiting for the kick they are owed: wait for it. */
+    late_track(g, 0, true);
 
     /* End as configured: all queues in use (what a restart flushes from
      * the rx queues is counted), no churn memory held. */
