@@ -11,13 +11,18 @@
 #                    directly: the bzImage's decompressor takes 5 to 10 s
 #                    under TCG), or vmlinuz where that cannot be had
 #   DIR/initrd.img   busybox-static, nvudp (tests/linux-guest-udp.c, linked
-#                    statically here), the kernel's virtio modules and
+#                    statically here), Debian's iperf3 with the shared
+#                    libraries and dynamic loader it needs (from ldd, at
+#                    the same paths), the kernel's virtio modules and
 #                    tests/linux-guest-init as /init
 #   DIR/nvudp        the same nvudp, for the host side of the tests
 #   DIR/kernel-version
+#   DIR/iperf3-version  the version of iperf3 in the initramfs (only when
+#                    iperf3 could be had: utilities/ovs-vhost-bench needs
+#                    it, the test suite does not)
 # Nothing binary lives in the repository: the kernel package is fetched
 # with "apt-get download" and unpacked with "dpkg -x", not installed.
-# Missing tools (qemu-system-x86, busybox-static, gcc, libc6-dev) are
+# Missing tools (qemu-system-x86, busybox-static, iperf3, gcc, libc6-dev) are
 # installed with apt-get when running as root.
 #
 # Environment: OVS_VHOST_CACHE   cache root (default /var/cache/ovs-netdev-vhost)
@@ -55,6 +60,11 @@ need() {
 need 'command -v qemu-system-x86_64' qemu-system-x86
 need 'dpkg -s busybox-static | grep -q "^Status: install ok installed"' busybox-static
 need 'command -v gcc' gcc
+# iperf3 only for utilities/ovs-vhost-bench (scenario 7): the image is
+# built without it when it cannot be had (no DIR/iperf3-version then).
+if ! command -v iperf3 > /dev/null 2>&1; then
+    (need 'command -v iperf3' iperf3) || log "building the guest without iperf3"
+fi
 need 'test -f /usr/lib/x86_64-linux-gnu/libc.a' libc6-dev
 
 # The kernel package: the newest of this platform's kernel series that apt
@@ -162,7 +172,10 @@ fi
 
 # 2. The initramfs, once per kernel and content of the guest's files.
 bbver=$(dpkg-query -W -f='${Version}' busybox-static)
-key=$( (echo "$kver $bbver"; cat "$src/linux-guest-init" \
+ipver=none
+command -v iperf3 > /dev/null 2>&1 \
+    && ipver=$(dpkg-query -W -f='${Version}' iperf3 2>/dev/null || echo unknown)
+key=$( (echo "$kver $bbver $ipver"; cat "$src/linux-guest-init" \
         "$src/linux-guest-udp.c" "$0") | sha256sum | cut -c1-12)
 dir=$cache/guest-$kver-$key
 if [ ! -f "$dir/done" ]; then
@@ -176,6 +189,16 @@ if [ ! -f "$dir/done" ]; then
     gcc -std=gnu99 -O2 -Wall -static -o "$root/bin/nvudp" \
         "$src/linux-guest-udp.c" >&2
     cp "$root/bin/nvudp" "$dir.tmp/nvudp"
+    # iperf3 (dynamically linked): its libraries and the loader at the
+    # paths ldd gives (the guest's /lib is a directory of its own).
+    if [ "$ipver" != none ]; then
+        cp "$(command -v iperf3)" "$root/bin/iperf3"
+        for lib in $(ldd "$(command -v iperf3)" | awk '$2 == "=>" && $3 ~ /^\// { print $3 } $1 ~ /^\// { print $1 }'); do
+            mkdir -p "$root$(dirname "$lib")"
+            cp -L "$lib" "$root$lib"
+        done
+        echo "$ipver" > "$dir.tmp/iperf3-version"
+    fi
     cp "$kdir"/modules/*.ko "$root/lib/modules/"
     install -m 755 "$src/linux-guest-init" "$root/init"
     # The kernel opens /dev/console for /init before devtmpfs is mounted.
