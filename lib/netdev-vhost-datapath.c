@@ -275,6 +275,15 @@ flush_due(struct netdev_vhost *dev)
                 continue;
             }
             if (vhost_txp_deadline(&dev->qps[q].txp) <= now) {
+                /* Debug level, rate-limited: says which thread flushed
+                 * (the log line's thread name); the tests check it. */
+                static struct vlog_rate_limit due_rl
+                    = VLOG_RATE_LIMIT_INIT(5, 5);
+
+                VLOG_DBG_RL(&due_rl, "%s: tx queue %d: %d staged packets "
+                            "flushed at their deadline",
+                            netdev_get_name(&dev->up), q,
+                            dev->qps[q].txp.n_staged);
                 txq_flush_locked(dev, q, now, NETDEV_VHOST_TXQ_DUE);
             }
             txq_unlock(dev, q, before);
