@@ -884,7 +884,9 @@ vu_send_raw(int sock, uint32_t req, uint32_t flags, const void *payload,
     msg.request = req;
     msg.flags = flags | VU_VERSION;
     msg.size = size_field != UINT32_MAX ? size_field : size;
-    memcpy(msg.payload, payload, size);
+    if (size) {
+        memcpy(msg.payload, payload, size);
+    }
     iov.iov_base = &msg;
     iov.iov_len = VU_HDR_SIZE + size;
     memset(&mh, 0, sizeof mh);
@@ -2616,6 +2618,9 @@ traffic_mode(void)
         struct stat st;
 
         while (stat(opt.start_file, &st)) {
+            if (got_signal) {
+                exit(EXIT_FAIL);
+            }
             service_backend();
             if (vu_check_eof()) {
                 fatal("OVS closed the connection");
@@ -2728,6 +2733,13 @@ traffic_mode(void)
         }
         printf("finished\n");
         fflush(stdout);
+        /* Command mode after the run: SIGINT and SIGTERM end the program
+         * again (the command loop does not look at 'got_signal'). */
+        signal(SIGINT, SIG_DFL);
+        signal(SIGTERM, SIG_DFL);
+        if (got_signal) {
+            return timed_out ? EXIT_FAIL : 0;
+        }
         command_loop(control_fd);
         return timed_out ? EXIT_FAIL : 0;
     }
