@@ -203,13 +203,20 @@ txq_trylock(struct netdev_vhost *dev, int q)
     return dev->qps[q].txp.n_staged;
 }
 
-/* Updates 'dev->staged' for queue pair 'q', which had 'before' staged
- * packets when it was locked, and releases its tx_lock. */
+/* Updates 'dev->staged' and the published deadline of queue pair 'q',
+ * which had 'before' staged packets when it was locked, and releases its
+ * tx_lock.  A queue that had and has nothing staged (a polling guest's)
+ * writes neither. */
 static inline void
 txq_unlock(struct netdev_vhost *dev, int q, int before)
 {
+    struct netdev_vhost_qp *qp = &dev->qps[q];
+
     staged_update(dev, q, before);
-    rte_spinlock_unlock(&dev->qps[q].tx_lock);
+    if (before || qp->txp.n_staged) {
+        atomic_store_relaxed(&qp->staged_due, vhost_txp_deadline(&qp->txp));
+    }
+    rte_spinlock_unlock(&qp->tx_lock);
 }
 
 /* The one flush of a tx queue: empties queue pair 'q' of 'dev' as 'how'
@@ -255,9 +262,13 @@ netdev_vhost_txq_flush(struct netdev_vhost *dev, int q,
 /* Flushes the staged packets of every queue pair of 'dev' whose deadline
  * passed.  PMD threads (from rxq_recv), so that nothing stays staged when
  * no more traffic comes, whichever PMD thread polls the port.  Looks only
- * at the queues 'dev->staged' names; skips queues whose lock another
- * thread holds: that thread flushes them.  The deadline is read with the
- * lock held: the staging state is the lock holder's to change. */
+ * at the queues 'dev->staged' names, and takes the lock only of those
+ * whose published deadline ('staged_due', a relaxed read: a stale value
+ * delays the flush by one poll at most) has passed, so that the rx PMD
+ * thread writes no tx_lock line while the deadline is ahead; skips queues
+ * whose lock another thread holds: that thread flushes them.  The
+ * deadline is read again with the lock held: the staging state is the lock
+ * holder's to change. */
 static void
 flush_due(struct netdev_vhost *dev)
 {
@@ -269,9 +280,11 @@ flush_due(struct netdev_vhost *dev)
         atomic_read_relaxed(&dev->staged.bits[w], &bits);
         for (; bits; bits = zero_rightmost_1bit(bits)) {
             int q = w * 64 + raw_ctz(bits);
+            long long int due;
             int before;
 
-            if ((before = txq_trylock(dev, q)) < 0) {
+            atomic_read_relaxed(&dev->qps[q].staged_due, &due);
+            if (due > now || (before = txq_trylock(dev, q)) < 0) {
                 continue;
             }
             if (vhost_txp_deadline(&dev->qps[q].txp) <= now) {

@@ -147,6 +147,14 @@ struct netdev_vhost_qp {
         bool tx_enabled;            /* Guest enabled vring 2q. */
         bool last_wants_intr;       /* Answer of the last question. */
         struct vhost_txp txp;       /* Staging and policy counters. */
+        atomic_llong staged_due;    /* vhost_txp_deadline() of 'txp' as of
+                                     * the last unlock that saw packets
+                                     * staged (us, time_usec(); LLONG_MAX:
+                                     * none).  Written with 'tx_lock', read
+                                     * without it by flush_due() on every
+                                     * rxq_recv, so that a queue whose
+                                     * deadline is ahead costs no lock
+                                     * write on the rx PMD thread. */
         atomic_uint64_t tx_packets; /* Placed in the used ring. */
         atomic_uint64_t tx_bytes;
         atomic_uint64_t tx_dropped; /* Not accepted after retries. */

@@ -451,6 +451,7 @@ common_construct(struct netdev *netdev, bool client)
         rte_spinlock_init(&dev->qps[q].tx_lock);
         atomic_init(&dev->qps[q].reading, false);
         atomic_init(&dev->qps[q].rx_busy, false);
+        atomic_init(&dev->qps[q].staged_due, LLONG_MAX);
         atomic_init(&dev->tx_map[q], -1);
         vhost_txp_init(&dev->qps[q].txp, default_txp_mode,
                        default_txp_interval);
