@@ -338,6 +338,7 @@ struct traffic {
 static struct traffic tr;
 static int stop_fd = -1;            /* eventfd: the run is over. */
 static volatile sig_atomic_t got_signal;
+static volatile sig_atomic_t got_sigterm;   /* SIGTERM: end the program. */
 static uint64_t t_start_ns;
 
 #define LOAD(p) __atomic_load_n(&(p), __ATOMIC_RELAXED)
@@ -2580,12 +2581,16 @@ write_json(const char *file, bool timed_out)
 }
 
 /* SIGINT and SIGTERM in traffic mode: the run ends (the main thread looks
- * at 'got_signal' every 10 ms).  Async-signal-safe. */
+ * at 'got_signal' every 10 ms); after SIGTERM the program ends after its
+ * report, also with --control (SIGINT goes on to the command loop).
+ * Async-signal-safe. */
 static void
 on_signal(int sig)
 {
-    (void) sig;
     got_signal = 1;
+    if (sig == SIGTERM) {
+        got_sigterm = 1;
+    }
 }
 
 /* Traffic mode: sets the device up, waits for --start-file, runs the
@@ -2733,11 +2738,14 @@ traffic_mode(void)
         }
         printf("finished\n");
         fflush(stdout);
-        /* Command mode after the run: SIGINT and SIGTERM end the program
-         * again (the command loop does not look at 'got_signal'). */
+        /* Command mode after the run, unless SIGTERM ended it: SIGINT and
+         * SIGTERM end the program again (the command loop does not look
+         * at 'got_signal').  A run ended by SIGINT (the bench's way to
+         * stop a receiver) goes on to the commands: the switch's counters
+         * are read while the receiver is still connected, then "quit". */
         signal(SIGINT, SIG_DFL);
         signal(SIGTERM, SIG_DFL);
-        if (got_signal) {
+        if (got_sigterm) {
             return timed_out ? EXIT_FAIL : 0;
         }
         command_loop(control_fd);
