@@ -18,6 +18,8 @@ lib_libnetdev_vhost_a_SOURCES = \
 	lib/netdev-vhost-qos.h \
 	lib/netdev-vhost-stats.c \
 	lib/netdev-vhost-stats.h \
+	lib/netdev-vhost-txq.c \
+	lib/netdev-vhost-txq.h \
 	lib/netdev-vhost-unixctl.c \
 	lib/netdev-vhost-unixctl.h \
 	lib/vhost-kick.c \

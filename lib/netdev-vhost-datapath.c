@@ -16,12 +16,9 @@
 
 /* The datapath of the netdev-vhost class: netdev_vhost_send() and
  * netdev_vhost_rxq_recv(), run by PMD threads, with the batch preparation
- * (offload fields, copies into mbufs), the ring question and the tx
- * queues' staging.  Every flush or drop of a tx queue, also those the main
- * thread and the vhost-events thread make (reconfigure, destroy, vring
- * disabled), goes through txq_flush_locked() under the queue's tx_lock;
- * the class (lib/netdev-vhost.c) and the callbacks
- * (lib/netdev-vhost-events.c) call the exported wrappers. */
+ * (offload fields, copies into mbufs) and the port's checks.  A prepared
+ * burst goes to the transmit queue unit (lib/netdev-vhost-txq.h), which
+ * asks the ring, stages, sends and kicks. */
 
 #include <config.h>
 
@@ -49,311 +46,6 @@
 #include "vhost-tx-policy.h"
 
 #define this_module (*VLM_netdev_vhost)
-
-COVERAGE_DEFINE(netdev_vhost_tx_contention);
-COVERAGE_DEFINE(netdev_vhost_query_skipped);
-
-/* Asks the guest's driver whether it wants a used buffer notification on
- * queue pair 'q' of 'dev' (its rx vring).  PMD thread, with the queue's
- * tx_lock held.  Returns false, and counts a skipped query, while the
- * rings are being changed: the burst then goes out at once, which is
- * always safe.  (utilities/ovs-vhost-bench measures this function by its
- * name.) */
-static bool
-guest_wants_interrupt(struct netdev_vhost *dev, struct netdev_vhost_qp *qp,
-                      int vid, int q)
-{
-    bool wants = false;
-
-    if (OVS_LIKELY(netdev_vhost_guard_enter(&qp->reading, &dev->rings_valid)
-                   && qp->vring.avail && qp->vring.used)) {
-        if (dev->features & (1ULL << VIRTIO_F_RING_PACKED)) {
-            /* One read of the driver's event suppression structure; the
-             * device's used position (DPDK keeps the wrap counter in bit
-             * 15) is needed only for DESC, which DPDK guests never use. */
-            struct vring_packed_desc_event ev;
-            uint16_t last_avail = 0, last_used = 0;
-
-            memcpy(&ev, (const void *) qp->vring.driver_event, sizeof ev);
-            if ((ev.flags & 3) == VRING_PACKED_EVENT_FLAG_DESC) {
-                rte_vhost_get_vring_base(vid, netdev_vhost_tx_vring(q),
-                                         &last_avail, &last_used);
-            }
-            wants = vhost_packed_wants_interrupt(&ev, qp->vring.size,
-                                                 last_used & 0x7fff,
-                                                 last_used >> 15);
-        } else {
-            wants = vhost_split_wants_interrupt(
-                qp->vring.avail, qp->vring.used, qp->vring.size,
-                dev->features & (1ULL << VIRTIO_RING_F_EVENT_IDX));
-        }
-    } else {
-        qp->queries_skipped++;
-        COVERAGE_INC(netdev_vhost_query_skipped);
-    }
-    netdev_vhost_guard_exit(&qp->reading);
-    qp->last_wants_intr = wants;
-    return wants;
-}
-
-/* Tx queues. */
-
-struct enqueue_ctx {
-    struct netdev_vhost *dev;
-    struct netdev_vhost_qp *qp;
-    int vid;
-    int q;
-};
-
-/* vhost_txp_send_func: places 'n' mbufs in the guest's rx vring of the
- * context's queue pair with up to tx-retries-max retries, then frees them
- * (rte_vhost_enqueue_burst() copies).  Called with the queue's tx_lock. */
-static void
-enqueue_cb(void *aux, void **pkts_, int n)
-{
-    struct enqueue_ctx *ctx = aux;
-    struct rte_mbuf **pkts = (struct rte_mbuf **) pkts_;
-    struct netdev_vhost_qp *qp = ctx->qp;
-    int sent = 0, retries = 0, max_retries;
-    uint64_t bytes = 0;
-
-    if (OVS_LIKELY(ctx->vid >= 0)) {
-        bool defer = NETDEV_VHOST_HAS_DEFERRED_KICKS && qp->kq.defer;
-
-        atomic_read_relaxed(&ctx->dev->tx_retries_max, &max_retries);
-        if (defer) {
-            /* DPDK's guest_notify() on this thread answers for this
-             * enqueue only (lib/netdev-vhost-kick.c). */
-            netdev_vhost_kick_enqueue_begin(ctx->dev, ctx->q, ctx->vid);
-        }
-        for (;;) {
-            int k = rte_vhost_enqueue_burst(ctx->vid,
-                                            netdev_vhost_tx_vring(ctx->q),
-                                            pkts + sent, n - sent);
-            sent += k;
-            if (!k || sent >= n || retries >= max_retries) {
-                break;
-            }
-            retries++;
-        }
-        if (defer) {
-            netdev_vhost_kick_enqueue_end();
-        }
-    }
-    for (int i = 0; i < sent; i++) {
-        bytes += rte_pktmbuf_pkt_len(pkts[i]);
-    }
-    /* One call for the burst, as stock OVS 3.5 (3.1 frees them one by
-     * one): the mbufs go back to their mempools' per-lcore caches in bulk
-     * (DPDK's rte_pktmbuf_free_bulk(), 22.11 and 24.11). */
-    rte_pktmbuf_free_bulk(pkts, n);
-    netdev_vhost_counter_add(&qp->tx_packets, sent);
-    netdev_vhost_counter_add(&qp->tx_bytes, bytes);
-    netdev_vhost_counter_add(&qp->tx_dropped, n - sent);
-    netdev_vhost_counter_add(&qp->tx_retries, retries);
-}
-
-/* vhost_txp_drop_func: frees staged mbufs of a queue that is gone and
- * counts them in the queue pair's tx_staged_dropped.  Called with the
- * queue's tx_lock. */
-static void
-drop_cb(void *aux, void **pkts, int n)
-{
-    struct enqueue_ctx *ctx = aux;
-
-    netdev_vhost_counter_add(&ctx->qp->tx_staged_dropped, n);
-    netdev_vhost_cov_pending(NETDEV_VHOST_COV_STAGED_DROPS, n);
-    rte_pktmbuf_free_bulk((struct rte_mbuf **) pkts, n);
-}
-
-/* Keeps 'dev->staged' in step with queue pair 'q', which had 'before'
- * staged packets: only a change between none and some writes it.  Called
- * with the queue's tx_lock. */
-static void
-staged_update(struct netdev_vhost *dev, int q, int before)
-{
-    int after = dev->qps[q].txp.n_staged;
-    atomic_uint64_t *word = &dev->staged.bits[q / 64];
-    uint64_t bit = UINT64_C(1) << (q % 64);
-    uint64_t orig;
-
-    if (!before && after) {
-        atomic_or_explicit(word, bit, &orig, memory_order_relaxed);
-    } else if (before && !after) {
-        atomic_and_explicit(word, ~bit, &orig, memory_order_relaxed);
-    }
-}
-
-/* Takes the tx_lock of queue pair 'q' of 'dev' and returns how many
- * packets it has staged, for txq_unlock(). */
-static inline int
-txq_lock(struct netdev_vhost *dev, int q)
-{
-    rte_spinlock_lock(&dev->qps[q].tx_lock);
-    return dev->qps[q].txp.n_staged;
-}
-
-/* As txq_lock(), or returns -1 if another thread holds the lock. */
-static inline int
-txq_trylock(struct netdev_vhost *dev, int q)
-{
-    if (!rte_spinlock_trylock(&dev->qps[q].tx_lock)) {
-        return -1;
-    }
-    return dev->qps[q].txp.n_staged;
-}
-
-/* Updates 'dev->staged' and the published deadline of queue pair 'q',
- * which had 'before' staged packets when it was locked, and releases its
- * tx_lock.  A queue that had and has nothing staged (a polling guest's)
- * writes neither. */
-static inline void
-txq_unlock(struct netdev_vhost *dev, int q, int before)
-{
-    struct netdev_vhost_qp *qp = &dev->qps[q];
-
-    staged_update(dev, q, before);
-    if (before || qp->txp.n_staged) {
-        atomic_store_relaxed(&qp->staged_due, vhost_txp_deadline(&qp->txp));
-    }
-    rte_spinlock_unlock(&qp->tx_lock);
-}
-
-/* The one flush of a tx queue: empties queue pair 'q' of 'dev' as 'how'
- * says; when the device is gone, drops and counts instead (as staged
- * drops).  'now' is time_usec() or, for NETDEV_VHOST_TXQ_DROP, anything.
- * The device id is read here, with the queue's tx_lock held, as on every tx
- * path: destroy_device() takes every tx_lock after it withdrew the id, so
- * no thread uses the id of a gone device afterwards.  Called with the
- * queue's tx_lock, by txq_lock()'s callers, which update 'dev->staged'. */
-static void
-txq_flush_locked(struct netdev_vhost *dev, int q, long long int now,
-                 enum netdev_vhost_txq_flush how)
-{
-    struct netdev_vhost_qp *qp = &dev->qps[q];
-    int vid = netdev_vhost_get_vid(dev);
-    struct enqueue_ctx ctx = { dev, qp, vid, q };
-
-    if (!qp->txp.n_staged) {
-        return;
-    }
-    if (how == NETDEV_VHOST_TXQ_DROP || vid < 0) {
-        netdev_vhost_cov_pending(NETDEV_VHOST_COV_FLUSH_ON_DESTROY, 1);
-        vhost_txp_drop(&qp->txp, drop_cb, &ctx);
-    } else if (how == NETDEV_VHOST_TXQ_ALL) {
-        vhost_txp_flush(&qp->txp, VHOST_TXP_FLUSH_RECONFIG, now, enqueue_cb,
-                        &ctx);
-    } else {
-        vhost_txp_run(&qp->txp, now, enqueue_cb, &ctx);
-    }
-}
-
-void
-netdev_vhost_txq_flush(struct netdev_vhost *dev, int q,
-                       enum netdev_vhost_txq_flush how)
-{
-    long long int now = how == NETDEV_VHOST_TXQ_DROP ? 0 : time_usec();
-    int before = txq_lock(dev, q);
-
-    txq_flush_locked(dev, q, now, how);
-    txq_unlock(dev, q, before);
-}
-
-/* Flushes the staged packets of every queue pair of 'dev' whose deadline
- * passed.  PMD threads (from rxq_recv), so that nothing stays staged when
- * no more traffic comes, whichever PMD thread polls the port.  Looks only
- * at the queues 'dev->staged' names, and takes the lock only of those
- * whose published deadline ('staged_due', a relaxed read: a stale value
- * delays the flush by one poll at most) has passed, so that the rx PMD
- * thread writes no tx_lock line while the deadline is ahead; skips queues
- * whose lock another thread holds: that thread flushes them.  The
- * deadline is read again with the lock held: the staging state is the lock
- * holder's to change. */
-static void
-flush_due(struct netdev_vhost *dev)
-{
-    long long int now = time_usec();
-
-    for (int w = 0; w < ARRAY_SIZE(dev->staged.bits); w++) {
-        uint64_t bits;
-
-        atomic_read_relaxed(&dev->staged.bits[w], &bits);
-        for (; bits; bits = zero_rightmost_1bit(bits)) {
-            int q = w * 64 + raw_ctz(bits);
-            long long int due;
-            int before;
-
-            atomic_read_relaxed(&dev->qps[q].staged_due, &due);
-            if (due > now || (before = txq_trylock(dev, q)) < 0) {
-                continue;
-            }
-            if (vhost_txp_deadline(&dev->qps[q].txp) <= now) {
-                /* Debug level, rate-limited: says which thread flushed
-                 * (the log line's thread name); the tests check it. */
-                static struct vlog_rate_limit due_rl
-                    = VLOG_RATE_LIMIT_INIT(5, 5);
-
-                VLOG_DBG_RL(&due_rl, "%s: tx queue %d: %d staged packets "
-                            "flushed at their deadline",
-                            netdev_get_name(&dev->up), q,
-                            dev->qps[q].txp.n_staged);
-                txq_flush_locked(dev, q, now, NETDEV_VHOST_TXQ_DUE);
-            }
-            txq_unlock(dev, q, before);
-        }
-    }
-}
-
-void
-netdev_vhost_flush_all(struct netdev_vhost *dev, bool drop)
-{
-    long long int now = time_usec();
-
-    for (int q = 0; q < NETDEV_VHOST_MAX_QP; q++) {
-        int before = txq_lock(dev, q);
-
-        txq_flush_locked(dev, q, now, drop ? NETDEV_VHOST_TXQ_DROP
-                                           : NETDEV_VHOST_TXQ_ALL);
-        txq_unlock(dev, q, before);
-    }
-}
-
-void
-netdev_vhost_txq_set_policy(struct netdev_vhost *dev,
-                            enum vhost_txp_mode mode, uint32_t interval_us,
-                            bool coalesce_kicks, uint32_t min_us,
-                            uint32_t max_us)
-{
-    long long int now = time_usec();
-
-    for (int q = 0; q < NETDEV_VHOST_MAX_QP; q++) {
-        struct netdev_vhost_qp *qp = &dev->qps[q];
-        int before = txq_lock(dev, q);
-        int vid = netdev_vhost_get_vid(dev);
-        struct enqueue_ctx ctx = { dev, qp, vid, q };
-
-        if (before && vid < 0) {
-            txq_flush_locked(dev, q, now, NETDEV_VHOST_TXQ_DROP);
-        }
-        /* Deferred kicks: auto no longer stages (the policy is told that
-         * the guest never wants interrupts, see netdev_vhost_send()), so
-         * what it staged is flushed by the mode change to auto below as
-         * for a switch to immediate. */
-        bool adaptive = mode == VHOST_TXP_ADAPTIVE;
-        bool defer = (NETDEV_VHOST_HAS_DEFERRED_KICKS && coalesce_kicks
-                      && (mode == VHOST_TXP_AUTO || adaptive));
-        uint32_t q_interval = netdev_vhost_kickq_configure(
-            &qp->kq, defer, adaptive, interval_us, min_us, max_us);
-
-        vhost_txp_set_config(&qp->txp, mode, q_interval, now, enqueue_cb,
-                             &ctx);
-        if (defer && qp->txp.n_staged) {
-            vhost_txp_flush(&qp->txp, VHOST_TXP_FLUSH_RECONFIG, now,
-                            enqueue_cb, &ctx);
-        }
-        txq_unlock(dev, q, before);
-    }
-}
 
 /* Tx batches. */
 
@@ -693,11 +385,11 @@ prepare_batch(struct netdev_vhost *dev, struct dp_packet_batch *batch)
 }
 
 /* netdev_class 'send': PMD threads (any number, 'qid' may be shared: the
- * queue's tx_lock serializes).  Takes ownership of every packet in
- * 'batch': each is placed in the guest's rx vring now, staged by the tx
- * policy to be placed later, or dropped and counted.  Always returns 0, as
- * stock vhost ports do.  (utilities/ovs-vhost-bench measures this function
- * by its name.) */
+ * queue's tx_lock serializes, lib/netdev-vhost-txq.c).  Takes ownership of
+ * every packet in 'batch': each is placed in the guest's rx vring now, staged
+ * by the tx policy to be placed later, or dropped and counted.  Always returns
+ * 0, as stock vhost ports do.  (utilities/ovs-vhost-bench measures this
+ * function by its name.) */
 int
 netdev_vhost_send(struct netdev *netdev, int qid,
                   struct dp_packet_batch *batch,
@@ -744,62 +436,7 @@ netdev_vhost_send(struct netdev *netdev, int qid,
         return 0;
     }
 
-    struct netdev_vhost_qp *qp = &dev->qps[q];
-    int before = txq_trylock(dev, q);
-
-    if (OVS_UNLIKELY(before < 0)) {
-        COVERAGE_INC(netdev_vhost_tx_contention);
-        before = txq_lock(dev, q);
-    }
-    /* Again under the lock: see txq_flush_locked(). */
-    vid = netdev_vhost_get_vid(dev);
-    if (OVS_UNLIKELY(vid < 0)) {
-        txq_unlock(dev, q, before);
-        rte_spinlock_lock(&dev->stats_lock);
-        dev->tx_down_drops += cnt;
-        rte_spinlock_unlock(&dev->stats_lock);
-        dp_packet_delete_batch(batch, true);
-        return 0;
-    }
-
-    struct enqueue_ctx ctx = { dev, qp, vid, q };
-
-    bool wants = qp->txp.mode == VHOST_TXP_TIMED;
-    if (NETDEV_VHOST_HAS_DEFERRED_KICKS && qp->kq.defer) {
-        /* Deferred kicks (auto, DPDK 23.11+): the burst goes out at once
-         * and DPDK asks guest_notify() whether to kick; nothing to ask
-         * the ring here. */
-    } else if (vhost_txp_needs_query(&qp->txp)) {
-        wants = guest_wants_interrupt(dev, qp, vid, q);
-    }
-    /* The clock is read only when staging is in play: a polling guest
-     * costs one ring read per burst and nothing else. */
-    long long int now = wants || qp->txp.n_staged ? time_usec() : 0;
-    /* Adaptive mode: whether this burst would wake the guest at the floor
-     * (lib/vhost-moderation.h).  With deferred kicks: DPDK asks
-     * guest_notify() during the enqueue, or a kick is already held (DPDK
-     * then asks nothing). */
-    uint64_t kick_requests = qp->kq.kick.stats.requests;
-    bool kick_held = qp->kq.kick.pending;
-
-    vhost_txp_burst(&qp->txp, wants, (void **) batch->packets, cnt, now,
-                    enqueue_cb, &ctx);
-    if (OVS_UNLIKELY(qp->kq.adaptive)) {
-        bool wanted = (NETDEV_VHOST_HAS_DEFERRED_KICKS && qp->kq.defer
-                       ? kick_held || qp->kq.kick.stats.requests
-                                      != kick_requests
-                       : wants);
-
-        netdev_vhost_kickq_moderate(&qp->kq, &qp->txp, cnt, wanted,
-                                    now ? now : time_usec());
-    }
-    if (NETDEV_VHOST_HAS_DEFERRED_KICKS
-        && OVS_UNLIKELY(qp->kq.kick.pending)) {
-        /* This thread holds the lock that rxq_recv's delivery would try:
-         * deliver a due held kick of this queue now. */
-        netdev_vhost_kick_run_locked(dev, q, vid, time_usec());
-    }
-    txq_unlock(dev, q, before);
+    netdev_vhost_txq_send(dev, q, batch, cnt);
     return 0;
 }
 
@@ -851,12 +488,8 @@ netdev_vhost_rxq_recv(struct netdev_rxq *rxq, struct dp_packet_batch *batch,
     uint16_t nb_rx = 0;
     bool ready;
 
-    if (OVS_UNLIKELY(netdev_vhost_qmap_any(&dev->staged))) {
-        flush_due(dev);
-    }
-    if (NETDEV_VHOST_HAS_DEFERRED_KICKS
-        && OVS_UNLIKELY(netdev_vhost_qmap_any(&dev->kick_pending))) {
-        netdev_vhost_kick_run(dev);
+    if (OVS_UNLIKELY(netdev_vhost_txq_any_pending(dev))) {
+        netdev_vhost_txq_run_due(dev);
     }
 
     /* Announce the use of the device id before reading it: destroy_device()

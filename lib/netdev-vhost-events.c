@@ -389,10 +389,7 @@ new_device(int vid)
                 vid, q, "guest_notifications_suppressed");
             /* The new virtqueues start with DPDK's irq_pending latch
              * clear: the connection's first kick goes out at once. */
-            rte_spinlock_lock(&qp->tx_lock);
-            netdev_vhost_kickq_reset(&qp->kq);
-            iommu = netdev_vhost_kickq_set_features(&qp->kq, features);
-            rte_spinlock_unlock(&qp->tx_lock);
+            iommu = netdev_vhost_txq_connect(dev, q, features);
         }
     }
     if (iommu) {
@@ -450,8 +447,8 @@ destroy_device(int vid)
         atomic_store_relaxed(&dev->ready, false);
         ovs_mutex_lock(&vid_map_mutex);
         /* The id first, then the guard: a PMD thread that finds the guard
-         * closed then also finds the id withdrawn, and leaves a held kick
-         * to the teardown below (netdev_vhost_kick_run_locked()). */
+         * closed then also finds the id withdrawn, and leaves a held kick to
+         * the teardown below (kick_run_locked(), lib/netdev-vhost-txq.c). */
         ovsrcu_index_set(&dev->vid, -1);
         netdev_vhost_heavy_fence();
         netdev_vhost_guard_close(dev);
@@ -471,7 +468,7 @@ destroy_device(int vid)
                     vid, q, "guest_notifications_suppressed");
                 qp->coalesced_base += suppressed_read[q];
             }
-            qp->tx_enabled = false;
+            qp->tx.enabled = false;
             qp->rx_enabled = false;
         }
 #if NETDEV_VHOST_GUEST_OFFLOADS
@@ -505,29 +502,26 @@ destroy_device(int vid)
         for (int q = 0; q < NETDEV_VHOST_MAX_QP; q++) {
             struct netdev_vhost_qp *qp = &found->qps[q];
 
-            rte_spinlock_lock(&qp->tx_lock);
             /* A PMD thread that read the id before it was withdrawn may
              * have written a kick after the counts were read above (DPDK's
-             * own, inside an enqueue, or a held one): it held this tx_lock,
-             * taken since.  Without these, 'kicks' would miss them (seen
-             * when a PMD thread delivered a held kick here: kicks 1 for
-             * two written, one of them counted in kicks_delivered). */
+             * own, inside an enqueue, or a held one): it held this queue's
+             * tx_lock, which netdev_vhost_flush_all() took since.  Without
+             * these, 'kicks' would miss them (seen when a PMD thread
+             * delivered a held kick here: kicks 1 for two written, one of
+             * them counted in kicks_delivered). */
             qp->kicks_base += netdev_vhost_vring_kicks(vid, q) - kicks_read[q];
             if (NETDEV_VHOST_HAS_DEFERRED_KICKS) {
                 qp->coalesced_base += netdev_vhost_vring_stat(
                     vid, q, "guest_notifications_suppressed")
                     - suppressed_read[q];
                 /* Held kicks: delivered now, while the virtqueues and
-                 * their callfds exist (lib/netdev-vhost-kick.h).  No PMD
-                 * thread can deliver them any more: the id is withdrawn
-                 * and every tx_lock was taken since.  Each counts as a
-                 * kick of this connection, whose count was read just
-                 * before. */
-                if (netdev_vhost_kick_teardown_locked(found, q, vid)) {
+                 * their callfds exist (lib/netdev-vhost-txq.h).  Each
+                 * counts as a kick of this connection, whose count was
+                 * read just before. */
+                if (netdev_vhost_txq_teardown(found, q, vid)) {
                     qp->kicks_base++;
                 }
             }
-            rte_spinlock_unlock(&qp->tx_lock);
         }
         ovs_mutex_unlock(&found->mutex);
         VLOG_INFO("vHost Device '%s' has been removed", ifname);
@@ -649,7 +643,7 @@ apply_vring_event(const struct vring_event *ev)
     } else {
         struct netdev_vhost_qp *qp = &dev->qps[q];
 
-        qp->tx_enabled = ev->enable;
+        qp->tx.enabled = ev->enable;
         /* What is staged is never dropped here.  DPDK reports a vring
          * disabled and enabled again around one SET_VRING_CALL or
          * SET_VRING_KICK, which a front-end may send at any time (QEMU's

@@ -106,7 +106,7 @@ netdev_vhost_guard_close(struct netdev_vhost *dev)
     atomic_store_explicit(&dev->rings_valid, false, memory_order_seq_cst);
     netdev_vhost_heavy_fence();
     for (int q = 0; q < NETDEV_VHOST_MAX_QP; q++) {
-        int w = netdev_vhost_wait_while_set(&dev->qps[q].reading);
+        int w = netdev_vhost_wait_while_set(&dev->qps[q].tx.reading);
 
         waited = MAX(waited, w);
     }
@@ -127,7 +127,7 @@ netdev_vhost_guard_open(struct netdev_vhost *dev, int vid)
     rte_vhost_get_negotiated_features(vid, &features);
     dev->features = features;
     for (int q = 0; q < NETDEV_VHOST_MAX_QP; q++) {
-        struct rte_vhost_vring *vr = &dev->qps[q].vring;
+        struct rte_vhost_vring *vr = &dev->qps[q].tx.vring;
         int vring = netdev_vhost_tx_vring(q);
 
         if (vring >= n_vrings || rte_vhost_get_vhost_vring(vid, vring, vr)) {

@@ -14,10 +14,10 @@
  * limitations under the License.
  */
 
-/* Deferred kicks (DPDK 23.11+): DPDK's guest_notify device op, the
- * delivery of held kicks by PMD threads and their delivery at device
- * teardown.  The decisions are lib/vhost-kick.c's (pure); this file only
- * connects them to rte_vhost.  See netdev-vhost-kick.h. */
+/* Deferred kicks (DPDK 23.11+): DPDK's guest_notify device op and the
+ * rte_vhost_notify_guest() call that writes a held kick.  The decisions
+ * are lib/vhost-kick.c's (pure), when to deliver lib/netdev-vhost-txq.c's;
+ * this file only connects them to rte_vhost.  See netdev-vhost-kick.h. */
 
 #include <config.h>
 
@@ -41,71 +41,7 @@ netdev_vhost_kick_mechanism(void)
                                            : "staged packets";
 }
 
-void
-netdev_vhost_kickq_init(struct netdev_vhost_kickq *kq, uint32_t interval_us)
-{
-    memset(kq, 0, sizeof *kq);
-    vhost_kick_init(&kq->kick, interval_us);
-    vhost_mod_init(&kq->mod, VHOST_MOD_FLOOR_DEFAULT,
-                   VHOST_MOD_CEILING_DEFAULT);
-}
-
-uint32_t
-netdev_vhost_kickq_configure(struct netdev_vhost_kickq *kq, bool defer,
-                             bool adaptive, uint32_t interval_us,
-                             uint32_t min_us, uint32_t max_us)
-{
-    kq->defer = NETDEV_VHOST_HAS_DEFERRED_KICKS && defer;
-    vhost_kick_set_deferring(&kq->kick, kq->defer);
-    if (adaptive) {
-        if (!kq->adaptive) {
-            struct vhost_mod_stats stats = kq->mod.stats;
-
-            /* Start at the floor: no added delay until traffic says. */
-            vhost_mod_init(&kq->mod, min_us, max_us);
-            kq->mod.stats = stats;
-        } else {
-            vhost_mod_set_bounds(&kq->mod, min_us, max_us);
-        }
-        interval_us = vhost_mod_interval(&kq->mod);
-    }
-    kq->adaptive = adaptive;
-    vhost_kick_set_interval(&kq->kick, interval_us);
-    return interval_us;
-}
-
-void
-netdev_vhost_kickq_moderate(struct netdev_vhost_kickq *kq,
-                            struct vhost_txp *txp, uint32_t n_packets,
-                            bool wanted, long long int now_us)
-{
-    if (vhost_mod_burst(&kq->mod, n_packets, wanted, now_us)) {
-        uint32_t us = vhost_mod_interval(&kq->mod);
-
-        /* A held kick becomes due one new interval after the last kick;
-         * staged packets one new interval after the oldest was staged. */
-        vhost_kick_set_interval(&kq->kick, us);
-        vhost_txp_set_interval(txp, us);
-    }
-}
-
-void
-netdev_vhost_kickq_reset(struct netdev_vhost_kickq *kq)
-{
-    vhost_kick_reset(&kq->kick);
-}
-
-bool
-netdev_vhost_kickq_set_features(struct netdev_vhost_kickq *kq,
-                                uint64_t features)
-{
-    kq->iommu = features & (1ULL << VIRTIO_F_IOMMU_PLATFORM);
-    return kq->iommu;
-}
-
 #if NETDEV_VHOST_DEFERRED_KICKS
-
-COVERAGE_DEFINE(netdev_vhost_kick_not_delivered);
 
 /* What the thread that is inside rte_vhost_enqueue_burst() or
  * rte_vhost_notify_guest() tells the device ops DPDK calls on that same
@@ -121,70 +57,26 @@ struct kick_tls {
 DEFINE_STATIC_PER_THREAD_DATA(struct kick_tls, kick_tls,
                               { NULL, 0, -1, false, false });
 
-static void
-kick_pending_set(struct netdev_vhost *dev, int q, bool pending)
-{
-    atomic_uint64_t *word = &dev->kick_pending.bits[q / 64];
-    uint64_t bit = UINT64_C(1) << (q % 64);
-    uint64_t orig;
-
-    if (pending) {
-        atomic_or_explicit(word, bit, &orig, memory_order_relaxed);
-    } else {
-        atomic_and_explicit(word, ~bit, &orig, memory_order_relaxed);
-    }
-}
-
 /* Records used->idx of queue pair 'q' as the point of the kick that is
  * going out now (split ring; see vhost_split_kick_wanted()).  Reads the
  * ring under the ring guard; if the guard is closed the point is unknown
  * and the next held kick is delivered without asking. */
-static void
-kick_note_used(struct netdev_vhost *dev, struct netdev_vhost_qp *qp)
+void
+netdev_vhost_kick_note_used(struct netdev_vhost *dev, int q)
 {
-    struct vhost_kick *kick = &qp->kq.kick;
+    struct netdev_vhost_txq *txq = &dev->qps[q].tx;
+    struct vhost_kick *kick = &txq->kq.kick;
 
     vhost_kick_forget_point(kick);
     /* 'dev->features' too is written by the vhost-events thread while the
      * guard is closed (netdev_vhost_guard_open()): read it inside. */
-    if (netdev_vhost_guard_enter(&qp->reading, &dev->rings_valid)
-        && qp->vring.used
+    if (netdev_vhost_guard_enter(&txq->reading, &dev->rings_valid)
+        && txq->vring.used
         && !(dev->features & (1ULL << VIRTIO_F_RING_PACKED))) {
-        vhost_kick_note_point(kick, __atomic_load_n(&qp->vring.used->idx,
+        vhost_kick_note_point(kick, __atomic_load_n(&txq->vring.used->idx,
                                                     __ATOMIC_RELAXED));
     }
-    netdev_vhost_guard_exit(&qp->reading);
-}
-
-/* True if the guest's driver still wants the held kick of 'qp' (see
- * vhost-ring.h).  Under the ring guard; true when the rings cannot be read
- * (being changed) or the point of the last kick is unknown: delivering a
- * kick too many is always safe. */
-static bool
-kick_still_wanted(struct netdev_vhost *dev, struct netdev_vhost_qp *qp)
-{
-    bool wanted = true;
-
-    if (netdev_vhost_guard_enter(&qp->reading, &dev->rings_valid)
-        && qp->vring.avail && qp->vring.used) {
-        if (dev->features & (1ULL << VIRTIO_F_RING_PACKED)) {
-            wanted = vhost_packed_kick_wanted(
-                (const struct vring_packed_desc_event *)
-                qp->vring.driver_event);
-        } else {
-            bool event_idx = dev->features & (1ULL << VIRTIO_RING_F_EVENT_IDX);
-            uint16_t point;
-
-            if (vhost_kick_get_point(&qp->kq.kick, &point) || !event_idx) {
-                wanted = vhost_split_kick_wanted(qp->vring.avail,
-                                                 qp->vring.used,
-                                                 qp->vring.size, event_idx,
-                                                 point);
-            }
-        }
-    }
-    netdev_vhost_guard_exit(&qp->reading);
-    return wanted;
+    netdev_vhost_guard_exit(&txq->reading);
 }
 
 /* Writes the held kick of queue pair 'q' with rte_vhost_notify_guest().
@@ -192,8 +84,8 @@ kick_still_wanted(struct netdev_vhost *dev, struct netdev_vhost_qp *qp)
  * on this thread and clears its irq_pending latch); false if it did
  * nothing (virtqueue not accessible: the latch stays set, so the kick
  * stays held and is tried again). */
-static bool
-kick_deliver(int vid, int q)
+bool
+netdev_vhost_kick_deliver(int vid, int q)
 {
     struct kick_tls *t = kick_tls_get();
 
@@ -245,20 +137,21 @@ netdev_vhost_guest_notify(int vid, uint16_t queue_id)
         return false;
     }
 
-    struct netdev_vhost_qp *qp = &dev->qps[t->q];
+    struct netdev_vhost_kickq *kq = &dev->qps[t->q].tx.kq;
 
-    if (!qp->kq.defer) {
+    if (!kq->defer) {
         return false;
     }
-    if ((qp->kq.iommu
-         ? vhost_kick_request_now(&qp->kq.kick, time_usec())
-         : vhost_kick_request(&qp->kq.kick, time_usec())) == VHOST_KICK_NOW) {
+    if ((kq->iommu
+         ? vhost_kick_request_now(&kq->kick, time_usec())
+         : vhost_kick_request(&kq->kick, time_usec())) == VHOST_KICK_NOW) {
         /* DPDK has published the used entries (fence included) before it
          * asked: the point of this kick is the used index now. */
-        kick_note_used(dev, qp);
+        netdev_vhost_kick_note_used(dev, t->q);
         return false;
     }
-    kick_pending_set(dev, t->q, true);
+    /* Held: the caller's netdev_vhost_txq_unlock() marks the queue in the
+     * port's held-kick map when the enqueue is over. */
     return true;
 }
 
@@ -273,87 +166,6 @@ netdev_vhost_guest_notified(int vid)
     if (t->probe && t->vid == vid) {
         t->notified = true;
     }
-}
-
-void
-netdev_vhost_kick_run_locked(struct netdev_vhost *dev, int q, int vid,
-                             long long int now_us)
-{
-    struct netdev_vhost_qp *qp = &dev->qps[q];
-    struct netdev_vhost_kickq *kq = &qp->kq;
-
-    if (!vhost_kick_due(&kq->kick, now_us) || vid < 0) {
-        return;
-    }
-    /* The caller's enqueue (if any) published its used entries with the
-     * library's full fence before the library asked guest_notify(); this
-     * fence orders our ring read after them also on the rxq_recv path. */
-    atomic_thread_fence(memory_order_seq_cst);
-    bool wanted = kick_still_wanted(dev, qp);
-
-    if (wanted && netdev_vhost_get_vid(dev) != vid) {
-        /* The ring guard was closed because the device is being destroyed
-         * (destroy_device() withdraws the id before it closes the guard):
-         * netdev_vhost_kick_teardown_locked() delivers the kick once this
-         * thread has let go of the tx_lock, and counts it once, as a
-         * teardown kick. */
-        return;
-    }
-    if (!vhost_kick_run(&kq->kick, wanted, now_us)) {
-        return;
-    }
-    if (kick_deliver(vid, q)) {
-        vhost_kick_delivered(&kq->kick, now_us);
-        kick_note_used(dev, qp);
-        kick_pending_set(dev, q, false);
-    } else {
-        kq->not_delivered++;
-        COVERAGE_INC(netdev_vhost_kick_not_delivered);
-    }
-}
-
-void
-netdev_vhost_kick_run(struct netdev_vhost *dev)
-{
-    long long int now = time_usec();
-
-    for (int w = 0; w < ARRAY_SIZE(dev->kick_pending.bits); w++) {
-        uint64_t bits;
-
-        atomic_read_relaxed(&dev->kick_pending.bits[w], &bits);
-        for (; bits; bits = zero_rightmost_1bit(bits)) {
-            int q = w * 64 + raw_ctz(bits);
-            struct netdev_vhost_qp *qp = &dev->qps[q];
-
-            if (!rte_spinlock_trylock(&qp->tx_lock)) {
-                continue;
-            }
-            netdev_vhost_kick_run_locked(dev, q, netdev_vhost_get_vid(dev),
-                                         now);
-            rte_spinlock_unlock(&qp->tx_lock);
-        }
-    }
-}
-
-bool
-netdev_vhost_kick_teardown_locked(struct netdev_vhost *dev, int q, int vid)
-{
-    struct netdev_vhost_kickq *kq = &dev->qps[q].kq;
-    bool delivered = false;
-
-    if (kq->kick.pending) {
-        /* DPDK calls destroy_device() without a virtqueue lock held
-         * (GET_VRING_BASE, RESET_OWNER, connection closed) and before it
-         * closes the callfds: the kick can still be written. */
-        delivered = kick_deliver(vid, q);
-        if (delivered) {
-            vhost_kick_delivered(&kq->kick, time_usec());
-            kq->teardown_delivered++;
-        }
-    }
-    netdev_vhost_kickq_reset(kq);
-    kick_pending_set(dev, q, false);
-    return delivered;
 }
 
 #else  /* !NETDEV_VHOST_DEFERRED_KICKS */
@@ -380,23 +192,16 @@ netdev_vhost_guest_notified(int vid OVS_UNUSED)
 {
 }
 
-void
-netdev_vhost_kick_run_locked(struct netdev_vhost *dev OVS_UNUSED,
-                             int q OVS_UNUSED, int vid OVS_UNUSED,
-                             long long int now_us OVS_UNUSED)
-{
-}
-
-void
-netdev_vhost_kick_run(struct netdev_vhost *dev OVS_UNUSED)
-{
-}
-
 bool
-netdev_vhost_kick_teardown_locked(struct netdev_vhost *dev OVS_UNUSED,
-                                  int q OVS_UNUSED, int vid OVS_UNUSED)
+netdev_vhost_kick_deliver(int vid OVS_UNUSED, int q OVS_UNUSED)
 {
     return false;
+}
+
+void
+netdev_vhost_kick_note_used(struct netdev_vhost *dev OVS_UNUSED,
+                            int q OVS_UNUSED)
+{
 }
 
 #endif /* NETDEV_VHOST_DEFERRED_KICKS */

@@ -26,11 +26,12 @@
  * delivers a held kick at the end of the interval.
  *
  * Threads: guest_notify()/guest_notified() run on whichever thread is
- * inside rte_vhost_enqueue_burst() or rte_vhost_notify_guest(); the
- * delivery runs on PMD threads (netdev_vhost_send(), rxq_recv) under the
- * queue's tx_lock, and once in the vhost-events thread when the device is
- * destroyed.  See DESIGN-NOTES.md "Deferred kicks" for the rules (DPDK
- * 24.11 lib/vhost/vhost.h vhost_vring_inject_irq(), lib/vhost/vhost.c
+ * inside rte_vhost_enqueue_burst() or rte_vhost_notify_guest(); when a
+ * held kick is delivered (on PMD threads, and once in the vhost-events
+ * thread when the device is destroyed) is decided by the transmit queue
+ * unit, lib/netdev-vhost-txq.c, under the queue's tx_lock.  See
+ * DESIGN-NOTES.md "Deferred kicks" for the rules (DPDK 24.11
+ * lib/vhost/vhost.h vhost_vring_inject_irq(), lib/vhost/vhost.c
  * rte_vhost_notify_guest()).
  *
  * With DPDK 22.11 (no NETDEV_VHOST_DEFERRED_KICKS) everything here
@@ -79,36 +80,6 @@ struct netdev_vhost_kickq {
  * (DPDK 23.11+) or "staged packets" (DPDK 22.11). */
 const char *netdev_vhost_kick_mechanism(void);
 
-/* Initialises 'kq' for 'interval_us' (1..1000000), its adaptive
- * moderation between the default bounds, off.  Main thread, at port
- * construction, before any PMD thread may see the queue. */
-void netdev_vhost_kickq_init(struct netdev_vhost_kickq *kq,
-                             uint32_t interval_us);
-
-/* Applies the tx policy of a queue: 'defer' (auto or adaptive mode with
- * deferred kicks), 'adaptive' (tx-flush-mode=adaptive, with bounds
- * 'min_us' 0..1000000 and 'max_us' min_us..1000000, at least 1) and the
- * fixed 'interval_us' (1..1000000) of the other modes.  Returns the
- * interval now in force, microseconds: 'interval_us', or in adaptive mode
- * the moderation's current one (entering adaptive mode starts at the
- * floor), for the staging policy.  Caller holds the queue's tx_lock.  A
- * pending kick stays pending and is delivered at its deadline whatever
- * the new mode.  When deferral turns on or off, the point of the last kick
- * is forgotten (vhost_kick_set_deferring()). */
-uint32_t netdev_vhost_kickq_configure(struct netdev_vhost_kickq *kq,
-                                      bool defer, bool adaptive,
-                                      uint32_t interval_us, uint32_t min_us,
-                                      uint32_t max_us);
-
-/* Adaptive mode: records a burst of 'n_packets' that queue 'kq' sent at
- * 'now_us' (time_usec()), 'wanted' if the guest would have been woken for
- * it at the floor (see vhost_mod_burst()), and applies an interval change
- * to the kick deferral and to 'txp''s staging deadline.  PMD thread (tx
- * path), under the queue's tx_lock.  Both builds. */
-void netdev_vhost_kickq_moderate(struct netdev_vhost_kickq *kq,
-                                 struct vhost_txp *txp, uint32_t n_packets,
-                                 bool wanted, long long int now_us);
-
 /* Brackets rte_vhost_enqueue_burst() on queue pair 'q' of 'dev' (device
  * id 'vid'): guest_notify() answers only for the enqueue of the calling
  * thread that is between these two.  PMD or main thread, under the
@@ -117,49 +88,21 @@ void netdev_vhost_kick_enqueue_begin(struct netdev_vhost *dev, int q,
                                      int vid);
 void netdev_vhost_kick_enqueue_end(void);
 
-/* Delivers the pending kick of queue pair 'q' of 'dev' if it is due and
- * the guest's ring still wants it (else it is postponed to the next call).
- * 'vid' is the device id read under the queue's tx_lock, which the caller
- * holds; 'now_us' a time_usec() reading.  PMD threads. */
-void netdev_vhost_kick_run_locked(struct netdev_vhost *dev, int q, int vid,
-                                  long long int now_us);
+/* Writes the held kick of queue pair 'q' of device 'vid' with
+ * rte_vhost_notify_guest() (DPDK 23.11+).  Returns true if DPDK wrote the
+ * eventfd (it then calls guest_notified() on this thread and clears its
+ * irq_pending latch); false if it did nothing (virtqueue not accessible:
+ * the latch stays set, so the kick stays held and is tried again).  The
+ * caller holds the queue's tx_lock (lib/netdev-vhost-txq.c); always false
+ * without deferred kicks. */
+bool netdev_vhost_kick_deliver(int vid, int q);
 
-/* Runs netdev_vhost_kick_run_locked() for every queue of 'dev' with a
- * pending kick, skipping queues whose tx_lock another thread holds (that
- * thread runs it).  PMD threads, from rxq_recv of any rxq of the port, so
- * that a held kick goes out also when no more traffic comes and whichever
- * PMD polls the port. */
-void netdev_vhost_kick_run(struct netdev_vhost *dev);
-
-/* The device 'vid' of 'dev' is being destroyed (destroy_device(), vhost-
- * events thread, after the id was withdrawn and with queue pair 'q''s
- * tx_lock held): delivers its held kick, if any, while the virtqueue and
- * its callfd still exist, because DPDK's irq_pending latch survives
- * GET_VRING_BASE and would silence the queue after a driver restart.
- * Returns true if it wrote a kick (the caller adds it to the connection's
- * kick count, which it read before). */
-bool netdev_vhost_kick_teardown_locked(struct netdev_vhost *dev, int q,
-                                       int vid);
-
-/* A new device was created on 'dev' (new_device(), before the id is
- * published): the new virtqueues start with their latch clear, so the first
- * kick of the connection goes out at once.  Caller holds the tx_lock. */
-void netdev_vhost_kickq_reset(struct netdev_vhost_kickq *kq);
-
-/* Tells 'kq' whether the new connection's guest negotiated
- * VIRTIO_F_IOMMU_PLATFORM ('features' are the negotiated virtio features).
- * With a vIOMMU no kick is taken over: rte_vhost_notify_guest() does
- * nothing while the virtqueue is not accessible (an IOTLB miss after an
- * IOTLB_INVALIDATE of the ring) and never translates the ring again
- * itself (DPDK 24.11 lib/vhost/vhost.c rte_vhost_notify_guest(),
- * vhost.h vhost_vring_inject_irq()), so a held kick could wait without
- * bound, and DPDK's irq_pending latch, left set at teardown, would silence
- * the queue after a driver restart.  Every kick of such a guest goes out
- * at once, written by the library as stock.  new_device(), vhost-events
- * thread, before the id is published, with the queue's tx_lock held.
- * Returns true if the flag is set. */
-bool netdev_vhost_kickq_set_features(struct netdev_vhost_kickq *kq,
-                                     uint64_t features);
+/* Records the used index of queue pair 'q' of 'dev' as the point of the
+ * kick going out now (split ring; see vhost_split_kick_wanted()), read
+ * under the ring guard; if the guard is closed the point is unknown and
+ * the next held kick is delivered without asking.  The thread inside the
+ * enqueue or the kick delivery, with the queue's tx_lock held. */
+void netdev_vhost_kick_note_used(struct netdev_vhost *dev, int q);
 
 /* rte_vhost_device_ops members (DPDK 23.07+ guest_notify, guest_notified):
  * see netdev-vhost-kick.c. */

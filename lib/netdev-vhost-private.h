@@ -27,7 +27,8 @@
  *     netdev_vhost_mutex     port list (netdev-vhost.c)
  *       dev->mutex           one port's configuration
  *         vid_map_mutex      device id map (netdev-vhost-events.c)
- *         qp->tx_lock        one queue pair at a time
+ *         qp->tx.lock        tx_lock: one queue pair at a time
+ *                            (netdev-vhost-txq.c, the only taker)
  *         dev->stats_lock    software drop counters
  *         mp_mutex           mempools (netdev-vhost-mempool.c)
  *     event_mutex            vring event list (netdev-vhost-events.c);
@@ -51,11 +52,8 @@
 #include "ovs-thread.h"
 #include "util.h"
 #include "netdev-vhost-kick.h"
+#include "netdev-vhost-txq.h"
 #include "vhost-tx-policy.h"
-
-/* Largest number of queue pairs per port (DPDK 22.11 VHOST_MAX_QUEUE_PAIRS
- * is 128). */
-#define NETDEV_VHOST_MAX_QP 128
 
 /* Device ids of rte_vhost the class maps back to ports (DPDK 22.11
  * MAX_VHOST_DEVICE is 1024). */
@@ -140,42 +138,8 @@ netdev_vhost_counter_get(const atomic_uint64_t *c)
  * counters, and two PMD threads bounced it on every poll. */
 struct netdev_vhost_qp {
     PADDED_MEMBERS_CACHELINE_MARKER(CACHE_LINE_SIZE, tx_hot,
-        /* Our tx side (vring 2q).  'tx_lock' protects everything in this
-         * group up to the ring guard: several PMD threads may map to the
-         * same vring, and the main thread flushes on reconfigure. */
-        rte_spinlock_t tx_lock;
-        bool tx_enabled;            /* Guest enabled vring 2q. */
-        bool last_wants_intr;       /* Answer of the last question. */
-        struct vhost_txp txp;       /* Staging and policy counters. */
-        atomic_llong staged_due;    /* vhost_txp_deadline() of 'txp' as of
-                                     * the last unlock that saw packets
-                                     * staged (us, time_usec(); LLONG_MAX:
-                                     * none).  Written with 'tx_lock', read
-                                     * without it by flush_due() on every
-                                     * rxq_recv, so that a queue whose
-                                     * deadline is ahead costs no lock
-                                     * write on the rx PMD thread. */
-        atomic_uint64_t tx_packets; /* Placed in the used ring. */
-        atomic_uint64_t tx_bytes;
-        atomic_uint64_t tx_dropped; /* Not accepted after retries. */
-        atomic_uint64_t tx_staged_dropped;  /* Staged, then dropped: the
-                                     * queue or device went away.  Unlike
-                                     * the tx policy's staged_drops, never
-                                     * cleared. */
-        atomic_uint64_t tx_retries;
-        uint64_t queries_skipped;   /* Ring questions not asked: ring
-                                     * being changed. */
-        struct netdev_vhost_kickq kq;   /* Deferred kicks (tx_lock;
-                                     * lib/netdev-vhost-kick.h). */
-
-        /* Ring guard (DESIGN-NOTES.md section 4, seed 001;
-         * lib/netdev-vhost-guard.h).  The PMD sets 'reading' while it
-         * reads the driver's suppression fields; the vhost-user message
-         * thread clears dev->rings_valid and waits for 'reading' to be
-         * false before a message may remap guest memory. */
-        atomic_bool reading;
-        struct rte_vhost_vring vring;   /* Pointers valid iff
-                                         * rings_valid. */
+        /* Our tx side (vring 2q): lib/netdev-vhost-txq.h. */
+        struct netdev_vhost_txq tx;
     );
 
     PADDED_MEMBERS_CACHELINE_MARKER(CACHE_LINE_SIZE, rx_hot,
@@ -191,8 +155,6 @@ struct netdev_vhost_qp {
     );
 
     PADDED_MEMBERS_CACHELINE_MARKER(CACHE_LINE_SIZE, cold,
-        uint64_t tx_dropped_base;   /* 'tx_dropped' at the last
-                                     * netdev-vhost/clear-stats (tx_lock). */
         uint64_t kicks_base;        /* Kicks of earlier connections. */
         uint64_t coalesced_base;    /* DPDK's guest_notifications_suppressed
                                      * of earlier connections. */
@@ -203,19 +165,9 @@ BUILD_ASSERT_DECL(offsetof(struct netdev_vhost_qp, rx_hot)
 BUILD_ASSERT_DECL(offsetof(struct netdev_vhost_qp, cold)
                   % CACHE_LINE_SIZE == 0);
 BUILD_ASSERT_DECL(offsetof(struct netdev_vhost_qp, rx_busy)
-                  >= offsetof(struct netdev_vhost_qp, vring)
-                     + sizeof(struct rte_vhost_vring));
+                  >= offsetof(struct netdev_vhost_qp, tx)
+                     + sizeof(struct netdev_vhost_txq));
 BUILD_ASSERT_DECL(sizeof(struct netdev_vhost_qp) % CACHE_LINE_SIZE == 0);
-
-/* Queue pairs of a port with staged packets, one bit each.  A bit is set
- * by the thread that stages into an empty queue and cleared by the one that
- * empties it, both with the queue's tx_lock; every rxq_recv of the port
- * reads it.  A cache line of its own, written only on those transitions
- * (not per burst), so that the PMD threads' reads of the port's other
- * fields do not bounce with it. */
-struct netdev_vhost_staged_map {
-    atomic_uint64_t bits[NETDEV_VHOST_MAX_QP / 64];
-} __attribute__((aligned(64)));
 
 /* Configuration state of the tx policy of a port. */
 struct netdev_vhost_txp_cfg {
@@ -304,13 +256,10 @@ struct netdev_vhost {
     uint32_t policer_rate;          /* kbit/s, 0: no ingress policer. */
     uint32_t policer_burst;         /* kbit. */
 
-    /* Hot again, each on cache lines of its own. */
-    struct netdev_vhost_staged_map staged;
-    /* Queue pairs holding a deferred kick, one bit each: set by
-     * guest_notify() and cleared by the thread that delivers the kick, both
-     * with the queue's tx_lock; every rxq_recv of the port reads it
-     * (lib/netdev-vhost-kick.c). */
-    struct netdev_vhost_staged_map kick_pending;
+    /* Hot again, each on cache lines of its own: the queues with packets
+     * staged and with a kick held (lib/netdev-vhost-txq.h). */
+    struct netdev_vhost_qmap staged;
+    struct netdev_vhost_qmap kick_pending;
     struct netdev_vhost_qp qps[NETDEV_VHOST_MAX_QP];
 };
 
@@ -327,23 +276,6 @@ static inline int
 netdev_vhost_get_vid(const struct netdev_vhost *dev)
 {
     return ovsrcu_index_get(&dev->vid);
-}
-
-/* True if 'map' (staged packets, or held kicks: see struct netdev_vhost)
- * names some queue pair.  Any thread; one relaxed read per 64 queue pairs,
- * for every rxq_recv. */
-static inline bool
-netdev_vhost_qmap_any(struct netdev_vhost_staged_map *map)
-{
-    for (int w = 0; w < ARRAY_SIZE(map->bits); w++) {
-        uint64_t bits;
-
-        atomic_read_relaxed(&map->bits[w], &bits);
-        if (bits) {
-            return true;
-        }
-    }
-    return false;
 }
 
 /* Returns the vring number of our tx side (the guest's rx vring) of queue
@@ -428,42 +360,7 @@ struct netdev *netdev_vhost_lookup(const char *name);
 void netdev_vhost_for_each(void (*cb)(struct netdev_vhost *, void *aux),
                            void *aux);
 
-/* lib/netdev-vhost-datapath.c: send, rxq and the tx queues. */
-
-/* How netdev_vhost_txq_flush() empties a queue.  Every one drops and
- * counts the staged packets instead when the port has no device. */
-enum netdev_vhost_txq_flush {
-    NETDEV_VHOST_TXQ_DUE,       /* Flush if the deadline passed. */
-    NETDEV_VHOST_TXQ_ALL,       /* Flush all (VHOST_TXP_FLUSH_RECONFIG). */
-    NETDEV_VHOST_TXQ_DROP,      /* Drop and count as staged drops. */
-};
-
-/* Empties queue pair 'q' of 'dev' as 'how' says, with its tx_lock taken
- * here.  Main thread or vhost-events thread, no tx_lock held. */
-void netdev_vhost_txq_flush(struct netdev_vhost *dev, int q,
-                            enum netdev_vhost_txq_flush how);
-
-/* Flushes (or, with 'drop' or no device, drops and counts) everything
- * staged on 'dev'.  Takes every queue's tx_lock once, also of queues with
- * nothing staged: destroy_device() relies on that, to know that no tx
- * path still uses a withdrawn device id.  Main thread or vhost-events
- * thread, no tx_lock held. */
-void netdev_vhost_flush_all(struct netdev_vhost *dev, bool drop);
-
-/* Applies tx policy 'mode' and 'interval_us' (microseconds, as validated
- * by vhost_txp_parse_interval()) to every queue pair of 'dev', with
- * deferred kicks instead of staging in auto and adaptive mode if
- * 'coalesce_kicks' (tx-coalesce=kicks; only in a
- * NETDEV_VHOST_DEFERRED_KICKS build), flushing what the new policy no
- * longer stages (dropping it if there is no device).  In adaptive mode the
- * interval moves between 'min_us' and 'max_us' (tx-flush-interval-min,
- * -max; lib/vhost-moderation.h) and 'interval_us' is not used.  Main
- * thread, dev->mutex held. */
-void netdev_vhost_txq_set_policy(struct netdev_vhost *dev,
-                                 enum vhost_txp_mode mode,
-                                 uint32_t interval_us, bool coalesce_kicks,
-                                 uint32_t min_us, uint32_t max_us)
-    OVS_REQUIRES(dev->mutex);
+/* lib/netdev-vhost-datapath.c: send and rxq. */
 
 /* The netdev_class datapath functions (see their definitions). */
 int netdev_vhost_send(struct netdev *, int qid, struct dp_packet_batch *,

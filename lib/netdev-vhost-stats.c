@@ -261,8 +261,8 @@ port_stats_read(struct netdev_vhost *dev, uint64_t v[N_STATS])
     uint64_t tx_failure = 0, tx_retries = 0;
 
     for (int q = 0; q < NETDEV_VHOST_MAX_QP; q++) {
-        tx_failure += netdev_vhost_counter_get(&dev->qps[q].tx_dropped);
-        tx_retries += netdev_vhost_counter_get(&dev->qps[q].tx_retries);
+        tx_failure += netdev_vhost_counter_get(&dev->qps[q].tx.dropped);
+        tx_retries += netdev_vhost_counter_get(&dev->qps[q].tx.retries);
     }
     rte_spinlock_lock(&dev->stats_lock);
     v[ST_TX_FAILURE_DROPS] = tx_failure + dev->tx_failure_drops;
@@ -288,28 +288,24 @@ queue_stats_read(struct netdev_vhost *dev, int vid, int q,
     OVS_REQUIRES(dev->mutex)
 {
     struct netdev_vhost_qp *qp = &dev->qps[q];
+    struct netdev_vhost_txq_stats st;
 
-    rte_spinlock_lock(&qp->tx_lock);
-    struct vhost_txp_stats st = qp->txp.stats;
-    v[ST_Q_STAGED_NOW] = qp->txp.n_staged;
-    v[ST_Q_SHOW_DROPS] = netdev_vhost_counter_get(&qp->tx_dropped)
-                         - qp->tx_dropped_base
-                         + st.staged_drops;
-    v[ST_Q_QUERIES_SKIPPED] = qp->queries_skipped;
-    *wants = qp->last_wants_intr;
-    *enabled = qp->tx_enabled;
-    struct vhost_kick_stats ks = qp->kq.kick.stats;
-    v[ST_Q_KICKS_NOT_DELIVERED] = qp->kq.not_delivered;
-    v[ST_Q_KICKS_TEARDOWN] = qp->kq.teardown_delivered;
-    v[ST_Q_KICKS_PENDING] = qp->kq.kick.pending;
-    v[ST_Q_INTERVAL_US] = (qp->kq.adaptive ? vhost_mod_interval(&qp->kq.mod)
-                           : qp->txp.interval_us);
-    v[ST_Q_INTERVAL_CHANGES] = qp->kq.mod.stats.changes;
-    v[ST_Q_INTERVAL_SAMPLES] = qp->kq.mod.stats.samples;
-    v[ST_Q_WAKEUPS_PS] = qp->kq.mod.stats.last_wakeups_ps;
-    v[ST_Q_CLOSE_PCT] = qp->kq.mod.stats.last_close_pct;
-    v[ST_Q_PPS] = qp->kq.mod.stats.last_pps;
-    rte_spinlock_unlock(&qp->tx_lock);
+    netdev_vhost_txq_read_stats(dev, q, &st);
+    v[ST_Q_STAGED_NOW] = st.n_staged;
+    v[ST_Q_SHOW_DROPS] = st.show_drops;
+    v[ST_Q_QUERIES_SKIPPED] = st.queries_skipped;
+    *wants = st.wants_intr;
+    *enabled = st.enabled;
+    struct vhost_kick_stats ks = st.kick;
+    v[ST_Q_KICKS_NOT_DELIVERED] = st.kicks_not_delivered;
+    v[ST_Q_KICKS_TEARDOWN] = st.kicks_teardown;
+    v[ST_Q_KICKS_PENDING] = st.kick_pending;
+    v[ST_Q_INTERVAL_US] = st.interval_us;
+    v[ST_Q_INTERVAL_CHANGES] = st.mod.changes;
+    v[ST_Q_INTERVAL_SAMPLES] = st.mod.samples;
+    v[ST_Q_WAKEUPS_PS] = st.mod.last_wakeups_ps;
+    v[ST_Q_CLOSE_PCT] = st.mod.last_close_pct;
+    v[ST_Q_PPS] = st.mod.last_pps;
 
     v[ST_Q_ENABLED] = *enabled;
     v[ST_Q_KICKS_IMMEDIATE] = ks.immediate;
@@ -324,16 +320,16 @@ queue_stats_read(struct netdev_vhost *dev, int vid, int q,
                                      vid, q, "guest_notifications_suppressed")
                                : 0);
 
-    v[ST_Q_BURSTS] = st.bursts;
-    v[ST_Q_BURSTS_INTR] = st.bursts_intr;
-    v[ST_Q_SENT_IMMEDIATE] = st.sent_immediate;
-    v[ST_Q_STAGED] = st.staged;
-    v[ST_Q_FLUSH_DEADLINE] = st.flushes[VHOST_TXP_FLUSH_DEADLINE];
-    v[ST_Q_FLUSH_FULL] = st.flushes[VHOST_TXP_FLUSH_FULL];
-    v[ST_Q_FLUSH_GUEST] = st.flushes[VHOST_TXP_FLUSH_GUEST];
-    v[ST_Q_FLUSH_RECONFIG] = st.flushes[VHOST_TXP_FLUSH_RECONFIG];
-    v[ST_Q_STAGED_DROPS] = st.staged_drops;
-    v[ST_Q_MAX_WAIT_US] = st.max_wait_us;
+    v[ST_Q_BURSTS] = st.txp.bursts;
+    v[ST_Q_BURSTS_INTR] = st.txp.bursts_intr;
+    v[ST_Q_SENT_IMMEDIATE] = st.txp.sent_immediate;
+    v[ST_Q_STAGED] = st.txp.staged;
+    v[ST_Q_FLUSH_DEADLINE] = st.txp.flushes[VHOST_TXP_FLUSH_DEADLINE];
+    v[ST_Q_FLUSH_FULL] = st.txp.flushes[VHOST_TXP_FLUSH_FULL];
+    v[ST_Q_FLUSH_GUEST] = st.txp.flushes[VHOST_TXP_FLUSH_GUEST];
+    v[ST_Q_FLUSH_RECONFIG] = st.txp.flushes[VHOST_TXP_FLUSH_RECONFIG];
+    v[ST_Q_STAGED_DROPS] = st.txp.staged_drops;
+    v[ST_Q_MAX_WAIT_US] = st.txp.max_wait_us;
     v[ST_Q_KICKS] = qp->kicks_base + netdev_vhost_vring_kicks(vid, q);
 }
 
@@ -359,10 +355,10 @@ netdev_vhost_get_stats(const struct netdev *netdev, struct netdev_stats *s)
 
         rx_packets += netdev_vhost_counter_get(&qp->rx_packets);
         rx_bytes += netdev_vhost_counter_get(&qp->rx_bytes);
-        tx_packets += netdev_vhost_counter_get(&qp->tx_packets);
-        tx_bytes += netdev_vhost_counter_get(&qp->tx_bytes);
-        tx_dropped += (netdev_vhost_counter_get(&qp->tx_dropped)
-                       + netdev_vhost_counter_get(&qp->tx_staged_dropped));
+        tx_packets += netdev_vhost_counter_get(&qp->tx.packets);
+        tx_bytes += netdev_vhost_counter_get(&qp->tx.bytes);
+        tx_dropped += (netdev_vhost_counter_get(&qp->tx.dropped)
+                       + netdev_vhost_counter_get(&qp->tx.staged_dropped));
     }
     rte_spinlock_lock(&dev->stats_lock);
     tx_dropped += dev->tx_failure_drops + dev->tx_mtu_exceeded_drops
@@ -625,15 +621,7 @@ netdev_vhost_stats_clear(struct netdev_vhost *dev)
     for (int q = 0; q < NETDEV_VHOST_MAX_QP; q++) {
         struct netdev_vhost_qp *qp = &dev->qps[q];
 
-        rte_spinlock_lock(&qp->tx_lock);
-        vhost_txp_clear_stats(&qp->txp);        /* ST_Q_BURSTS to _MAX_WAIT */
-        qp->tx_dropped_base = netdev_vhost_counter_get(&qp->tx_dropped);
-        qp->queries_skipped = 0;                /* PMD writes: tx_lock. */
-        vhost_kick_clear_stats(&qp->kq.kick);   /* ST_Q_KICKS_* */
-        vhost_mod_clear_stats(&qp->kq.mod);     /* ST_Q_INTERVAL_* */
-        qp->kq.not_delivered = 0;
-        qp->kq.teardown_delivered = 0;
-        rte_spinlock_unlock(&qp->tx_lock);
+        netdev_vhost_txq_clear_stats(dev, q);     /* ST_Q_BURSTS to _PPS */
         /* ST_Q_KICKS, ST_Q_KICKS_COALESCED: DPDK's counters cannot be
          * reset: offset them. */
         qp->kicks_base = -netdev_vhost_vring_kicks(vid, q);

@@ -130,7 +130,7 @@ netdev_vhost_remap_txqs(struct netdev_vhost *dev) OVS_REQUIRES(dev->mutex)
     int n_txq = MIN(dev->up.n_txq, NETDEV_VHOST_MAX_QP);
 
     for (int q = 0; q < n_txq; q++) {
-        if (dev->qps[q].tx_enabled) {
+        if (dev->qps[q].tx.enabled) {
             enabled[n_enabled++] = q;
         }
     }
@@ -138,7 +138,7 @@ netdev_vhost_remap_txqs(struct netdev_vhost *dev) OVS_REQUIRES(dev->mutex)
         int map = -1;
 
         if (i < n_txq && n_enabled) {
-            map = dev->qps[i].tx_enabled ? i : enabled[i % n_enabled];
+            map = dev->qps[i].tx.enabled ? i : enabled[i % n_enabled];
         }
         atomic_store_relaxed(&dev->tx_map[i], map);
     }
@@ -433,9 +433,6 @@ common_construct(struct netdev *netdev, bool client)
     ovsrcu_index_init(&dev->vid, -1);
     atomic_init(&dev->ready, false);
     atomic_init(&dev->rings_valid, false);
-    for (int w = 0; w < ARRAY_SIZE(dev->staged.bits); w++) {
-        atomic_init(&dev->staged.bits[w], 0);
-    }
     atomic_init(&dev->tx_retries_max, NETDEV_VHOST_RETRY_DEF);
     dev->numa_id = rte_lcore_to_socket_id(rte_get_main_lcore());
     if (dev->numa_id < 0 || dev->numa_id == SOCKET_ID_ANY) {
@@ -448,17 +445,10 @@ common_construct(struct netdev *netdev, bool client)
     eth_addr_nicira_random(&dev->hwaddr);
     rte_spinlock_init(&dev->stats_lock);
     for (int q = 0; q < NETDEV_VHOST_MAX_QP; q++) {
-        rte_spinlock_init(&dev->qps[q].tx_lock);
-        atomic_init(&dev->qps[q].reading, false);
+        netdev_vhost_txq_init(dev, q, default_txp_mode,
+                              default_txp_interval);
         atomic_init(&dev->qps[q].rx_busy, false);
-        atomic_init(&dev->qps[q].staged_due, LLONG_MAX);
         atomic_init(&dev->tx_map[q], -1);
-        vhost_txp_init(&dev->qps[q].txp, default_txp_mode,
-                       default_txp_interval);
-        netdev_vhost_kickq_init(&dev->qps[q].kq, default_txp_interval);
-    }
-    for (int w = 0; w < ARRAY_SIZE(dev->kick_pending.bits); w++) {
-        atomic_init(&dev->kick_pending.bits[w], 0);
     }
     dev->txp_cfg.mode = default_txp_mode;
     dev->txp_cfg.interval_us = default_txp_interval;
@@ -1227,7 +1217,7 @@ carrier_up(const struct netdev_vhost *dev)
         return false;
     }
     for (int q = 0; q < NETDEV_VHOST_MAX_QP; q++) {
-        if (dev->qps[q].tx_enabled || dev->qps[q].rx_enabled) {
+        if (dev->qps[q].tx.enabled || dev->qps[q].rx_enabled) {
             return true;
         }
     }

@@ -80,7 +80,7 @@ vhost_kick_request(struct vhost_kick *k, long long int now_us)
 }
 
 /* As vhost_kick_request() for a queue whose kicks are never taken over
- * (a guest behind a vIOMMU, see netdev_vhost_kickq_set_features()): counts
+ * (a guest behind a vIOMMU, see netdev_vhost_txq_connect()): counts
  * the request as one the library writes at once and records the kick's
  * time; always VHOST_KICK_NOW.  A kick already pending is left as it is.
  * Thread-safety: the thread that runs the enqueue, under the tx lock. */

@@ -1,0 +1,708 @@
+/*
+ * Copyright (c) 2026 The ovs-netdev-vhost authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at:
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+/* The transmit half of a queue pair (see netdev-vhost-txq.h).  Every
+ * acquisition of a tx_lock is here, in txq_lock() and txq_trylock(), and
+ * every release in txq_unlock(), which also keeps the port's two queue
+ * maps (staged packets, held kicks) and the published staging deadline in
+ * step with the queue.  Every flush or drop of staged packets goes through
+ * txq_flush_locked(). */
+
+#include <config.h>
+
+#include "netdev-vhost-txq.h"
+
+#include <string.h>
+
+#include <rte_mbuf.h>
+#include <rte_vhost.h>
+
+#include "coverage.h"
+#include "dp-packet.h"
+#include "netdev-provider.h"
+#include "netdev-vhost-guard.h"
+#include "netdev-vhost-private.h"
+#include "openvswitch/vlog.h"
+#include "timeval.h"
+#include "util.h"
+#include "vhost-ring.h"
+
+#define this_module (*VLM_netdev_vhost)
+
+COVERAGE_DEFINE(netdev_vhost_tx_contention);
+COVERAGE_DEFINE(netdev_vhost_query_skipped);
+COVERAGE_DEFINE(netdev_vhost_kick_not_delivered);
+
+/* What a queue held when it was locked, for txq_unlock(): only a change
+ * writes the port's queue maps. */
+#define TXQ_HELD_STAGED 1u      /* Packets staged. */
+#define TXQ_HELD_KICK   2u      /* A deferred kick held. */
+
+static inline struct netdev_vhost_txq *
+txq_get(struct netdev_vhost *dev, int q)
+{
+    return &dev->qps[q].tx;
+}
+
+static unsigned int
+txq_held(const struct netdev_vhost_txq *txq)
+{
+    return ((txq->txp.n_staged ? TXQ_HELD_STAGED : 0)
+            | (txq->kq.kick.pending ? TXQ_HELD_KICK : 0));
+}
+
+/* Takes the tx_lock of queue pair 'q' of 'dev'; returns what the queue
+ * holds (TXQ_HELD_*), for txq_unlock(). */
+static unsigned int
+txq_lock(struct netdev_vhost *dev, int q)
+    OVS_ACQUIRES(dev->qps[q].tx.lock)
+{
+    struct netdev_vhost_txq *txq = txq_get(dev, q);
+
+    rte_spinlock_lock(&txq->lock);
+    return txq_held(txq);
+}
+
+/* As txq_lock(), but only if no other thread holds the lock: returns false
+ * then, with '*held' unchanged. */
+static bool
+txq_trylock(struct netdev_vhost *dev, int q, unsigned int *held)
+    OVS_TRY_LOCK(true, dev->qps[q].tx.lock)
+{
+    struct netdev_vhost_txq *txq = txq_get(dev, q);
+
+    if (!rte_spinlock_trylock(&txq->lock)) {
+        return false;
+    }
+    *held = txq_held(txq);
+    return true;
+}
+
+/* Sets or clears queue 'q' in 'map'.  With the queue's tx_lock. */
+static void
+qmap_set(struct netdev_vhost_qmap *map, int q, bool on)
+{
+    atomic_uint64_t *word = &map->bits[q / 64];
+    uint64_t bit = UINT64_C(1) << (q % 64);
+    uint64_t orig;
+
+    if (on) {
+        atomic_or_explicit(word, bit, &orig, memory_order_relaxed);
+    } else {
+        atomic_and_explicit(word, ~bit, &orig, memory_order_relaxed);
+    }
+}
+
+/* Brings the port's queue maps and the published staging deadline of queue
+ * pair 'q' up to date, 'before' being what it held when it was locked, and
+ * releases its tx_lock.  A queue that held nothing and holds nothing (a
+ * polling guest's) writes none of them. */
+static void
+txq_unlock(struct netdev_vhost *dev, int q, unsigned int before)
+    OVS_RELEASES(dev->qps[q].tx.lock)
+{
+    struct netdev_vhost_txq *txq = txq_get(dev, q);
+    unsigned int after = txq_held(txq);
+    unsigned int changed = before ^ after;
+
+    if (OVS_UNLIKELY(changed & TXQ_HELD_STAGED)) {
+        qmap_set(&dev->staged, q, after & TXQ_HELD_STAGED);
+    }
+    if (OVS_UNLIKELY(changed & TXQ_HELD_KICK)) {
+        qmap_set(&dev->kick_pending, q, after & TXQ_HELD_KICK);
+    }
+    if ((before | after) & TXQ_HELD_STAGED) {
+        atomic_store_relaxed(&txq->staged_due,
+                             vhost_txp_deadline(&txq->txp));
+    }
+    rte_spinlock_unlock(&txq->lock);
+}
+
+/* Kick state of a queue (struct netdev_vhost_kickq). */
+
+/* Initialises 'kq' for 'interval_us' (1..1000000), its adaptive
+ * moderation between the default bounds, off. */
+static void
+kickq_init(struct netdev_vhost_kickq *kq, uint32_t interval_us)
+{
+    memset(kq, 0, sizeof *kq);
+    vhost_kick_init(&kq->kick, interval_us);
+    vhost_mod_init(&kq->mod, VHOST_MOD_FLOOR_DEFAULT,
+                   VHOST_MOD_CEILING_DEFAULT);
+}
+
+/* Applies the tx policy of a queue to its kick state: 'defer' (auto or
+ * adaptive mode with deferred kicks), 'adaptive' (tx-flush-mode=adaptive,
+ * with bounds 'min_us' 0..1000000 and 'max_us' min_us..1000000, at least
+ * 1) and the fixed 'interval_us' (1..1000000) of the other modes.  Returns
+ * the interval now in force, microseconds: 'interval_us', or in adaptive
+ * mode the moderation's current one (entering adaptive mode starts at the
+ * floor), for the staging policy.  With the queue's tx_lock.  A held kick
+ * stays held and is delivered at its deadline whatever the new mode.
+ * When deferral turns on or off, the point of the last kick is forgotten
+ * (vhost_kick_set_deferring()). */
+static uint32_t
+kickq_configure(struct netdev_vhost_kickq *kq, bool defer, bool adaptive,
+                uint32_t interval_us, uint32_t min_us, uint32_t max_us)
+{
+    kq->defer = NETDEV_VHOST_HAS_DEFERRED_KICKS && defer;
+    vhost_kick_set_deferring(&kq->kick, kq->defer);
+    if (adaptive) {
+        if (!kq->adaptive) {
+            struct vhost_mod_stats stats = kq->mod.stats;
+
+            /* Start at the floor: no added delay until traffic says. */
+            vhost_mod_init(&kq->mod, min_us, max_us);
+            kq->mod.stats = stats;
+        } else {
+            vhost_mod_set_bounds(&kq->mod, min_us, max_us);
+        }
+        interval_us = vhost_mod_interval(&kq->mod);
+    }
+    kq->adaptive = adaptive;
+    vhost_kick_set_interval(&kq->kick, interval_us);
+    return interval_us;
+}
+
+/* Adaptive mode: records a burst of 'n_packets' that the queue sent at
+ * 'now_us' (time_usec()), 'wanted' if the guest would have been woken for
+ * it at the floor (see vhost_mod_burst()), and applies an interval change
+ * to the kick deferral and to 'txp''s staging deadline.  With the queue's
+ * tx_lock.  Both builds. */
+static void
+kickq_moderate(struct netdev_vhost_kickq *kq, struct vhost_txp *txp,
+               uint32_t n_packets, bool wanted, long long int now_us)
+{
+    if (vhost_mod_burst(&kq->mod, n_packets, wanted, now_us)) {
+        uint32_t us = vhost_mod_interval(&kq->mod);
+
+        /* A held kick becomes due one new interval after the last kick;
+         * staged packets one new interval after the oldest was staged. */
+        vhost_kick_set_interval(&kq->kick, us);
+        vhost_txp_set_interval(txp, us);
+    }
+}
+
+void
+netdev_vhost_txq_init(struct netdev_vhost *dev, int q,
+                      enum vhost_txp_mode mode, uint32_t interval_us)
+{
+    struct netdev_vhost_txq *txq = txq_get(dev, q);
+
+    rte_spinlock_init(&txq->lock);
+    atomic_init(&txq->reading, false);
+    atomic_init(&txq->staged_due, LLONG_MAX);
+    vhost_txp_init(&txq->txp, mode, interval_us);
+    kickq_init(&txq->kq, interval_us);
+    if (!q) {
+        for (int w = 0; w < ARRAY_SIZE(dev->staged.bits); w++) {
+            atomic_init(&dev->staged.bits[w], 0);
+            atomic_init(&dev->kick_pending.bits[w], 0);
+        }
+    }
+}
+
+/* The ring question, both forms, under the ring guard (DESIGN-NOTES.md
+ * section 4): reads the driver's event suppression fields of queue pair
+ * 'q' of 'dev' (device id 'vid'; vring 2q, the guest's rx vring), with
+ * the queue's tx_lock held.
+ *
+ *   - 'held_kick' false: does the driver want a used buffer notification
+ *     for a burst placed now (virtio 1.1 sections 2.6.7.2 and 2.7.10,
+ *     lib/vhost-ring.h)?  False while the rings are being changed (the
+ *     burst then goes out at once, always safe; counted as a skipped
+ *     query).  (utilities/ovs-vhost-bench measures this function by its
+ *     name.)
+ *
+ *   - 'held_kick' true: does the driver still want the kick held since the
+ *     last one (vhost_split_kick_wanted(), from the point of that kick)?
+ *     True while the rings are being changed or the point is unknown: a
+ *     kick too many is always safe. */
+static bool
+guest_wants_interrupt(struct netdev_vhost *dev, struct netdev_vhost_txq *txq,
+                      int vid, int q, bool held_kick)
+{
+    bool answer = held_kick;
+
+    if (OVS_LIKELY(netdev_vhost_guard_enter(&txq->reading, &dev->rings_valid)
+                   && txq->vring.avail && txq->vring.used)) {
+        bool event_idx = dev->features & (1ULL << VIRTIO_RING_F_EVENT_IDX);
+
+        if (dev->features & (1ULL << VIRTIO_F_RING_PACKED)) {
+            /* One read of the driver's event suppression structure; the
+             * device's used position (DPDK keeps the wrap counter in bit
+             * 15) is needed only for DESC, which DPDK guests never use. */
+            struct vring_packed_desc_event ev;
+            uint16_t last_avail = 0, last_used = 0;
+
+            memcpy(&ev, (const void *) txq->vring.driver_event, sizeof ev);
+            if (held_kick) {
+                answer = vhost_packed_kick_wanted(&ev);
+            } else {
+                if ((ev.flags & 3) == VRING_PACKED_EVENT_FLAG_DESC) {
+                    rte_vhost_get_vring_base(vid, netdev_vhost_tx_vring(q),
+                                             &last_avail, &last_used);
+                }
+                answer = vhost_packed_wants_interrupt(&ev, txq->vring.size,
+                                                      last_used & 0x7fff,
+                                                      last_used >> 15);
+            }
+        } else if (held_kick) {
+            uint16_t point;
+
+            if (vhost_kick_get_point(&txq->kq.kick, &point) || !event_idx) {
+                answer = vhost_split_kick_wanted(txq->vring.avail,
+                                                 txq->vring.used,
+                                                 txq->vring.size, event_idx,
+                                                 point);
+            }
+        } else {
+            answer = vhost_split_wants_interrupt(txq->vring.avail,
+                                                 txq->vring.used,
+                                                 txq->vring.size, event_idx);
+        }
+    } else if (!held_kick) {
+        txq->queries_skipped++;
+        COVERAGE_INC(netdev_vhost_query_skipped);
+    }
+    netdev_vhost_guard_exit(&txq->reading);
+    if (!held_kick) {
+        txq->last_wants_intr = answer;
+    }
+    return answer;
+}
+
+/* Sending and dropping. */
+
+struct enqueue_ctx {
+    struct netdev_vhost *dev;
+    struct netdev_vhost_txq *txq;
+    int vid;
+    int q;
+};
+
+/* vhost_txp_send_func: places 'n' mbufs in the guest's rx vring of the
+ * context's queue pair with up to tx-retries-max retries, then frees them
+ * (rte_vhost_enqueue_burst() copies).  With the queue's tx_lock. */
+static void
+enqueue_cb(void *aux, void **pkts_, int n)
+{
+    struct enqueue_ctx *ctx = aux;
+    struct rte_mbuf **pkts = (struct rte_mbuf **) pkts_;
+    struct netdev_vhost_txq *txq = ctx->txq;
+    int sent = 0, retries = 0, max_retries;
+    uint64_t bytes = 0;
+
+    if (OVS_LIKELY(ctx->vid >= 0)) {
+        bool defer = NETDEV_VHOST_HAS_DEFERRED_KICKS && txq->kq.defer;
+
+        atomic_read_relaxed(&ctx->dev->tx_retries_max, &max_retries);
+        if (defer) {
+            /* DPDK's guest_notify() on this thread answers for this
+             * enqueue only (lib/netdev-vhost-kick.c). */
+            netdev_vhost_kick_enqueue_begin(ctx->dev, ctx->q, ctx->vid);
+        }
+        for (;;) {
+            int k = rte_vhost_enqueue_burst(ctx->vid,
+                                            netdev_vhost_tx_vring(ctx->q),
+                                            pkts + sent, n - sent);
+            sent += k;
+            if (!k || sent >= n || retries >= max_retries) {
+                break;
+            }
+            retries++;
+        }
+        if (defer) {
+            netdev_vhost_kick_enqueue_end();
+        }
+    }
+    for (int i = 0; i < sent; i++) {
+        bytes += rte_pktmbuf_pkt_len(pkts[i]);
+    }
+    /* One call for the burst, as stock OVS 3.5 (3.1 frees them one by
+     * one): the mbufs go back to their mempools' per-lcore caches in bulk
+     * (DPDK's rte_pktmbuf_free_bulk(), 22.11 and 24.11). */
+    rte_pktmbuf_free_bulk(pkts, n);
+    netdev_vhost_counter_add(&txq->packets, sent);
+    netdev_vhost_counter_add(&txq->bytes, bytes);
+    netdev_vhost_counter_add(&txq->dropped, n - sent);
+    netdev_vhost_counter_add(&txq->retries, retries);
+}
+
+/* vhost_txp_drop_func: frees staged mbufs of a queue that is gone and
+ * counts them in the queue's staged_dropped.  With the queue's tx_lock. */
+static void
+drop_cb(void *aux, void **pkts, int n)
+{
+    struct enqueue_ctx *ctx = aux;
+
+    netdev_vhost_counter_add(&ctx->txq->staged_dropped, n);
+    netdev_vhost_cov_pending(NETDEV_VHOST_COV_STAGED_DROPS, n);
+    rte_pktmbuf_free_bulk((struct rte_mbuf **) pkts, n);
+}
+
+/* The one flush of a tx queue: empties queue pair 'q' of 'dev' as 'how'
+ * says; when the device is gone, drops and counts instead (as staged
+ * drops).  'now' is time_usec() or, for NETDEV_VHOST_TXQ_DROP, anything.
+ * The device id is read here, with the queue's tx_lock held, as on every
+ * tx path: destroy_device() takes every tx_lock after it withdrew the id,
+ * so no thread uses the id of a gone device afterwards. */
+static void
+txq_flush_locked(struct netdev_vhost *dev, int q, long long int now,
+                 enum netdev_vhost_txq_flush how)
+    OVS_REQUIRES(dev->qps[q].tx.lock)
+{
+    struct netdev_vhost_txq *txq = txq_get(dev, q);
+    int vid = netdev_vhost_get_vid(dev);
+    struct enqueue_ctx ctx = { dev, txq, vid, q };
+
+    if (!txq->txp.n_staged) {
+        return;
+    }
+    if (how == NETDEV_VHOST_TXQ_DROP || vid < 0) {
+        netdev_vhost_cov_pending(NETDEV_VHOST_COV_FLUSH_ON_DESTROY, 1);
+        vhost_txp_drop(&txq->txp, drop_cb, &ctx);
+    } else if (how == NETDEV_VHOST_TXQ_ALL) {
+        vhost_txp_flush(&txq->txp, VHOST_TXP_FLUSH_RECONFIG, now, enqueue_cb,
+                        &ctx);
+    } else {
+        vhost_txp_run(&txq->txp, now, enqueue_cb, &ctx);
+    }
+}
+
+/* Held kicks (deferred-kick builds; nothing is ever held otherwise). */
+
+/* Delivers the held kick of queue pair 'q' of 'dev' if it is due and the
+ * guest's ring still wants it (else it is postponed to the next call).
+ * 'vid' is the device id read under the queue's tx_lock; 'now_us' a
+ * time_usec() reading.  PMD threads. */
+static void
+kick_run_locked(struct netdev_vhost *dev, int q, int vid,
+                long long int now_us)
+    OVS_REQUIRES(dev->qps[q].tx.lock)
+{
+    struct netdev_vhost_txq *txq = txq_get(dev, q);
+    struct netdev_vhost_kickq *kq = &txq->kq;
+
+    if (!vhost_kick_due(&kq->kick, now_us) || vid < 0) {
+        return;
+    }
+    /* The caller's enqueue (if any) published its used entries with the
+     * library's full fence before the library asked guest_notify(); this
+     * fence orders our ring read after them also on the rxq_recv path. */
+    atomic_thread_fence(memory_order_seq_cst);
+    bool wanted = guest_wants_interrupt(dev, txq, vid, q, true);
+
+    if (wanted && netdev_vhost_get_vid(dev) != vid) {
+        /* The ring guard was closed because the device is being destroyed
+         * (destroy_device() withdraws the id before it closes the guard):
+         * netdev_vhost_txq_teardown() delivers the kick once this thread
+         * has let go of the tx_lock, and counts it once, as a teardown
+         * kick. */
+        return;
+    }
+    if (!vhost_kick_run(&kq->kick, wanted, now_us)) {
+        return;
+    }
+    if (netdev_vhost_kick_deliver(vid, q)) {
+        vhost_kick_delivered(&kq->kick, now_us);
+        netdev_vhost_kick_note_used(dev, q);
+    } else {
+        kq->not_delivered++;
+        COVERAGE_INC(netdev_vhost_kick_not_delivered);
+    }
+}
+
+/* Entry points. */
+
+static void
+count_down_drops(struct netdev_vhost *dev, struct dp_packet_batch *batch,
+                 int cnt)
+{
+    rte_spinlock_lock(&dev->stats_lock);
+    dev->tx_down_drops += cnt;
+    rte_spinlock_unlock(&dev->stats_lock);
+    dp_packet_delete_batch(batch, true);
+}
+
+void
+netdev_vhost_txq_send(struct netdev_vhost *dev, int q,
+                      struct dp_packet_batch *batch, int cnt)
+{
+    struct netdev_vhost_txq *txq = txq_get(dev, q);
+    unsigned int before;
+
+    if (OVS_UNLIKELY(!txq_trylock(dev, q, &before))) {
+        COVERAGE_INC(netdev_vhost_tx_contention);
+        before = txq_lock(dev, q);
+    }
+    /* Again under the lock: see txq_flush_locked(). */
+    int vid = netdev_vhost_get_vid(dev);
+    if (OVS_UNLIKELY(vid < 0)) {
+        txq_unlock(dev, q, before);
+        count_down_drops(dev, batch, cnt);
+        return;
+    }
+
+    struct enqueue_ctx ctx = { dev, txq, vid, q };
+    bool defer = NETDEV_VHOST_HAS_DEFERRED_KICKS && txq->kq.defer;
+    bool wants = txq->txp.mode == VHOST_TXP_TIMED;
+
+    /* Deferred kicks (auto, DPDK 23.11+): the burst goes out at once and
+     * DPDK asks guest_notify() whether to kick; nothing to ask the ring
+     * here. */
+    if (!defer && vhost_txp_needs_query(&txq->txp)) {
+        wants = guest_wants_interrupt(dev, txq, vid, q, false);
+    }
+    /* The clock is read only when staging is in play: a polling guest
+     * costs one ring read per burst and nothing else. */
+    long long int now = wants || txq->txp.n_staged ? time_usec() : 0;
+    /* Adaptive mode: whether this burst would wake the guest at the floor
+     * (lib/vhost-moderation.h).  With deferred kicks: DPDK asks
+     * guest_notify() during the enqueue, or a kick is already held (DPDK
+     * then asks nothing). */
+    uint64_t kick_requests = txq->kq.kick.stats.requests;
+    bool kick_held = txq->kq.kick.pending;
+
+    vhost_txp_burst(&txq->txp, wants, (void **) batch->packets, cnt, now,
+                    enqueue_cb, &ctx);
+    if (OVS_UNLIKELY(txq->kq.adaptive)) {
+        bool wanted = (defer
+                       ? kick_held || txq->kq.kick.stats.requests
+                                      != kick_requests
+                       : wants);
+
+        kickq_moderate(&txq->kq, &txq->txp, cnt, wanted,
+                       now ? now : time_usec());
+    }
+    if (defer && OVS_UNLIKELY(txq->kq.kick.pending)) {
+        /* This thread holds the lock that rxq_recv's delivery would try:
+         * deliver a due held kick of this queue now. */
+        kick_run_locked(dev, q, vid, time_usec());
+    }
+    txq_unlock(dev, q, before);
+}
+
+bool
+netdev_vhost_txq_any_pending(const struct netdev_vhost *dev)
+{
+    return (netdev_vhost_qmap_any(&dev->staged)
+            || (NETDEV_VHOST_HAS_DEFERRED_KICKS
+                && netdev_vhost_qmap_any(&dev->kick_pending)));
+}
+
+void
+netdev_vhost_txq_run_due(struct netdev_vhost *dev)
+{
+    long long int now = time_usec();
+
+    for (int w = 0; w < ARRAY_SIZE(dev->staged.bits); w++) {
+        uint64_t staged, kicks = 0;
+
+        atomic_read_relaxed(&dev->staged.bits[w], &staged);
+        if (NETDEV_VHOST_HAS_DEFERRED_KICKS) {
+            atomic_read_relaxed(&dev->kick_pending.bits[w], &kicks);
+        }
+        for (uint64_t bits = staged | kicks; bits;
+             bits = zero_rightmost_1bit(bits)) {
+            int q = w * 64 + raw_ctz(bits);
+            struct netdev_vhost_txq *txq = txq_get(dev, q);
+            unsigned int before;
+
+            if (!(kicks & rightmost_1bit(bits))) {
+                long long int due;
+
+                /* Staged packets only: the lock is taken only once the
+                 * published deadline (a relaxed read: a stale value delays
+                 * the flush by one poll at most) has passed, so that the
+                 * rx PMD thread writes no tx_lock line before. */
+                atomic_read_relaxed(&txq->staged_due, &due);
+                if (due > now) {
+                    continue;
+                }
+            }
+            if (!txq_trylock(dev, q, &before)) {
+                continue;
+            }
+            /* Again with the lock: the state is the lock holder's. */
+            if (txq->txp.n_staged && vhost_txp_deadline(&txq->txp) <= now) {
+                /* Debug level, rate-limited: says which thread flushed
+                 * (the log line's thread name); the tests check it. */
+                static struct vlog_rate_limit due_rl
+                    = VLOG_RATE_LIMIT_INIT(5, 5);
+
+                VLOG_DBG_RL(&due_rl, "%s: tx queue %d: %d staged packets "
+                            "flushed at their deadline",
+                            netdev_get_name(&dev->up), q, txq->txp.n_staged);
+                txq_flush_locked(dev, q, now, NETDEV_VHOST_TXQ_DUE);
+            }
+            if (txq->kq.kick.pending) {
+                kick_run_locked(dev, q, netdev_vhost_get_vid(dev), now);
+            }
+            txq_unlock(dev, q, before);
+        }
+    }
+}
+
+void
+netdev_vhost_txq_flush(struct netdev_vhost *dev, int q,
+                       enum netdev_vhost_txq_flush how)
+{
+    long long int now = how == NETDEV_VHOST_TXQ_DROP ? 0 : time_usec();
+    unsigned int before = txq_lock(dev, q);
+
+    txq_flush_locked(dev, q, now, how);
+    txq_unlock(dev, q, before);
+}
+
+void
+netdev_vhost_flush_all(struct netdev_vhost *dev, bool drop)
+{
+    long long int now = time_usec();
+
+    for (int q = 0; q < NETDEV_VHOST_MAX_QP; q++) {
+        unsigned int before = txq_lock(dev, q);
+
+        txq_flush_locked(dev, q, now, drop ? NETDEV_VHOST_TXQ_DROP
+                                           : NETDEV_VHOST_TXQ_ALL);
+        txq_unlock(dev, q, before);
+    }
+}
+
+void
+netdev_vhost_txq_set_policy(struct netdev_vhost *dev,
+                            enum vhost_txp_mode mode, uint32_t interval_us,
+                            bool coalesce_kicks, uint32_t min_us,
+                            uint32_t max_us)
+{
+    long long int now = time_usec();
+    bool adaptive = mode == VHOST_TXP_ADAPTIVE;
+    /* Deferred kicks: auto no longer stages (the policy is told that the
+     * guest never wants interrupts, see netdev_vhost_txq_send()), so what
+     * it staged is flushed by the mode change to auto below as for a
+     * switch to immediate. */
+    bool defer = (NETDEV_VHOST_HAS_DEFERRED_KICKS && coalesce_kicks
+                  && (mode == VHOST_TXP_AUTO || adaptive));
+
+    for (int q = 0; q < NETDEV_VHOST_MAX_QP; q++) {
+        struct netdev_vhost_txq *txq = txq_get(dev, q);
+        unsigned int before = txq_lock(dev, q);
+        int vid = netdev_vhost_get_vid(dev);
+        struct enqueue_ctx ctx = { dev, txq, vid, q };
+
+        if (txq->txp.n_staged && vid < 0) {
+            txq_flush_locked(dev, q, now, NETDEV_VHOST_TXQ_DROP);
+        }
+
+        uint32_t q_interval = kickq_configure(&txq->kq, defer, adaptive,
+                                              interval_us, min_us, max_us);
+
+        vhost_txp_set_config(&txq->txp, mode, q_interval, now, enqueue_cb,
+                             &ctx);
+        if (defer && txq->txp.n_staged) {
+            vhost_txp_flush(&txq->txp, VHOST_TXP_FLUSH_RECONFIG, now,
+                            enqueue_cb, &ctx);
+        }
+        txq_unlock(dev, q, before);
+    }
+}
+
+bool
+netdev_vhost_txq_connect(struct netdev_vhost *dev, int q, uint64_t features)
+{
+    struct netdev_vhost_txq *txq = txq_get(dev, q);
+    unsigned int before = txq_lock(dev, q);
+    bool iommu;
+
+    /* With a vIOMMU no kick is taken over: rte_vhost_notify_guest() does
+     * nothing while the virtqueue is not accessible (an IOTLB miss after
+     * an IOTLB_INVALIDATE of the ring) and never translates the ring again
+     * itself (DPDK 24.11 lib/vhost/vhost.c rte_vhost_notify_guest(),
+     * vhost.h vhost_vring_inject_irq()), so a held kick could wait without
+     * bound, and DPDK's irq_pending latch, left set at teardown, would
+     * silence the queue after a driver restart.  Every kick of such a
+     * guest goes out at once, written by the library as stock. */
+    vhost_kick_reset(&txq->kq.kick);
+    iommu = features & (1ULL << VIRTIO_F_IOMMU_PLATFORM);
+    txq->kq.iommu = iommu;
+    txq_unlock(dev, q, before);
+    return iommu;
+}
+
+bool
+netdev_vhost_txq_teardown(struct netdev_vhost *dev, int q, int vid)
+{
+    struct netdev_vhost_txq *txq = txq_get(dev, q);
+    unsigned int before = txq_lock(dev, q);
+    struct netdev_vhost_kickq *kq = &txq->kq;
+    bool delivered = false;
+
+    if (NETDEV_VHOST_HAS_DEFERRED_KICKS && kq->kick.pending) {
+        /* DPDK calls destroy_device() without a virtqueue lock held
+         * (GET_VRING_BASE, RESET_OWNER, connection closed) and before it
+         * closes the callfds: the kick can still be written.  No PMD
+         * thread can deliver it any more: the id is withdrawn and every
+         * tx_lock was taken since. */
+        delivered = netdev_vhost_kick_deliver(vid, q);
+        if (delivered) {
+            vhost_kick_delivered(&kq->kick, time_usec());
+            kq->teardown_delivered++;
+        }
+    }
+    vhost_kick_reset(&kq->kick);
+    txq_unlock(dev, q, before);
+    return delivered;
+}
+
+void
+netdev_vhost_txq_read_stats(struct netdev_vhost *dev, int q,
+                            struct netdev_vhost_txq_stats *st)
+{
+    struct netdev_vhost_txq *txq = txq_get(dev, q);
+    unsigned int before = txq_lock(dev, q);
+
+    st->txp = txq->txp.stats;
+    st->kick = txq->kq.kick.stats;
+    st->mod = txq->kq.mod.stats;
+    st->n_staged = txq->txp.n_staged;
+    st->show_drops = (netdev_vhost_counter_get(&txq->dropped)
+                      - txq->dropped_base + txq->txp.stats.staged_drops);
+    st->queries_skipped = txq->queries_skipped;
+    st->kicks_not_delivered = txq->kq.not_delivered;
+    st->kicks_teardown = txq->kq.teardown_delivered;
+    st->kick_pending = txq->kq.kick.pending;
+    st->wants_intr = txq->last_wants_intr;
+    st->enabled = txq->enabled;
+    st->interval_us = (txq->kq.adaptive ? vhost_mod_interval(&txq->kq.mod)
+                       : txq->txp.interval_us);
+    txq_unlock(dev, q, before);
+}
+
+void
+netdev_vhost_txq_clear_stats(struct netdev_vhost *dev, int q)
+{
+    struct netdev_vhost_txq *txq = txq_get(dev, q);
+    unsigned int before = txq_lock(dev, q);
+
+    vhost_txp_clear_stats(&txq->txp);
+    txq->dropped_base = netdev_vhost_counter_get(&txq->dropped);
+    txq->queries_skipped = 0;
+    vhost_kick_clear_stats(&txq->kq.kick);
+    vhost_mod_clear_stats(&txq->kq.mod);
+    txq->kq.not_delivered = 0;
+    txq->kq.teardown_delivered = 0;
+    txq_unlock(dev, q, before);
+}

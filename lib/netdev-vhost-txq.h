@@ -1,0 +1,240 @@
+/*
+ * Copyright (c) 2026 The ovs-netdev-vhost authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at:
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+#ifndef NETDEV_VHOST_TXQ_H
+#define NETDEV_VHOST_TXQ_H 1
+
+/* The transmit half of a queue pair: our side of the guest's rx vring 2q
+ * (virtio 1.1 section 5.1.2).  This unit owns the queue's tx_lock (it is
+ * the only code that takes it), the tx policy's staging (lib/vhost-tx-
+ * policy.h), the held kicks of deferred-kick builds (lib/vhost-kick.h; the
+ * DPDK guest_notify glue stays in lib/netdev-vhost-kick.c), the question
+ * to the guest's ring, the flush and kick deadlines, and the queue's
+ * counters.
+ *
+ * Threads: netdev_vhost_txq_send() runs on PMD threads (several may share a
+ * queue: the tx_lock serializes them); netdev_vhost_txq_run_due() on the
+ * PMD thread that polls any rxq of the port; the rest on the main thread
+ * (configuration, statistics) or the vhost-events thread (device
+ * creation and teardown).  Every function here takes and releases the
+ * tx_lock itself: no caller holds it.
+ *
+ * Lock order: a tx_lock nests inside dev->mutex (the main thread's
+ * configuration and statistics) and is never held together with another
+ * queue's tx_lock.  Inside it: dev->stats_lock (drop counters), and
+ * DPDK's per-virtqueue access_lock, which rte_vhost_enqueue_burst() and
+ * rte_vhost_notify_guest() take (DPDK 22.11 and 24.11 lib/vhost/
+ * virtio_net.c, vhost.c): we rely on the vhost-user message thread taking
+ * no tx_lock while it holds an access_lock (destroy_device() runs with no
+ * virtqueue lock held, DPDK 24.11 lib/vhost/vhost_user.c). */
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <rte_spinlock.h>
+#include <rte_vhost.h>
+
+#include "netdev-vhost-kick.h"
+#include "openvswitch/compiler.h"
+#include "ovs-atomic.h"
+#include "util.h"
+#include "vhost-tx-policy.h"
+
+struct dp_packet_batch;
+struct netdev_vhost;
+
+/* Largest number of queue pairs per port (DPDK 22.11 VHOST_MAX_QUEUE_PAIRS
+ * is 128). */
+#define NETDEV_VHOST_MAX_QP 128
+
+/* A set of queue pairs of a port, one bit each: the queues with staged
+ * packets, and the queues holding a deferred kick.  A bit is set and
+ * cleared only by the holder of that queue's tx_lock, on a change between
+ * none and some (netdev_vhost_txq_unlock()), not per burst; any thread
+ * reads it without a lock (every rxq_recv of the port).  A cache line of
+ * its own, so that the PMD threads' reads of the port's other fields do
+ * not bounce with it. */
+struct netdev_vhost_qmap {
+    atomic_uint64_t bits[NETDEV_VHOST_MAX_QP / 64];
+} __attribute__((aligned(64)));
+
+/* True if 'map' names some queue pair.  Any thread; one relaxed read per
+ * 64 queue pairs. */
+static inline bool
+netdev_vhost_qmap_any(const struct netdev_vhost_qmap *map)
+{
+    for (int w = 0; w < ARRAY_SIZE(map->bits); w++) {
+        uint64_t bits;
+
+        atomic_read_relaxed(CONST_CAST(atomic_uint64_t *, &map->bits[w]),
+                            &bits);
+        if (bits) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* The transmit half of a queue pair, written by the sending PMD threads
+ * on every burst: one group of cache lines of its own inside struct
+ * netdev_vhost_qp (lib/netdev-vhost-private.h), apart from the rx side,
+ * which the polling PMD thread writes on every rxq_recv.
+ *
+ * 'lock' (the queue's tx_lock) protects every member up to the ring guard,
+ * except the atomics, which any thread may read without it. */
+struct netdev_vhost_txq {
+    rte_spinlock_t lock;        /* The queue's tx_lock. */
+    bool enabled;               /* Guest enabled vring 2q (written by the
+                                 * main thread under dev->mutex; read by
+                                 * any thread). */
+    bool last_wants_intr;       /* Answer of the last ring question. */
+    struct vhost_txp txp;       /* Staging and policy counters. */
+    struct netdev_vhost_kickq kq;   /* Deferred kicks and adaptive
+                                 * moderation (lib/netdev-vhost-kick.h). */
+    uint64_t queries_skipped;   /* Ring questions not asked: ring being
+                                 * changed. */
+    uint64_t dropped_base;      /* 'dropped' at the last clear-stats. */
+    atomic_llong staged_due;    /* vhost_txp_deadline() of 'txp' as of the
+                                 * last unlock that saw packets staged (us,
+                                 * time_usec(); LLONG_MAX: none), read
+                                 * without the lock by run_due(), so that a
+                                 * queue whose deadline is ahead costs no
+                                 * lock write on the rx PMD thread. */
+    atomic_uint64_t packets;    /* Placed in the used ring. */
+    atomic_uint64_t bytes;
+    atomic_uint64_t dropped;    /* Not accepted after retries. */
+    atomic_uint64_t staged_dropped; /* Staged, then dropped: the queue or
+                                 * device went away.  Unlike the tx
+                                 * policy's staged_drops, never cleared. */
+    atomic_uint64_t retries;
+
+    /* Ring guard (DESIGN-NOTES.md section 4; lib/netdev-vhost-guard.h).
+     * The PMD thread sets 'reading' while it reads the driver's
+     * suppression fields; the vhost-user message thread clears
+     * dev->rings_valid and waits for 'reading' to be false before a
+     * message may remap guest memory. */
+    atomic_bool reading;
+    struct rte_vhost_vring vring;   /* Pointers valid iff rings_valid. */
+};
+
+/* A copy of a queue's counters and state, taken under its tx_lock by
+ * netdev_vhost_txq_read_stats(). */
+struct netdev_vhost_txq_stats {
+    struct vhost_txp_stats txp;     /* Since the last clear-stats. */
+    struct vhost_kick_stats kick;   /* Since the last clear-stats. */
+    struct vhost_mod_stats mod;     /* Since the last clear-stats. */
+    uint64_t n_staged;              /* Staged now, packets. */
+    uint64_t show_drops;            /* Retries exhausted since clear-stats
+                                     * plus staged drops. */
+    uint64_t queries_skipped;
+    uint64_t kicks_not_delivered;
+    uint64_t kicks_teardown;
+    bool kick_pending;
+    bool wants_intr;                /* Last answer of the ring question. */
+    bool enabled;
+    uint32_t interval_us;           /* Interval now in force, us. */
+};
+
+/* Initialises queue pair 'q' of 'dev' for tx policy 'mode' and
+ * 'interval_us' (1..1000000).  Main thread, at port construction, before
+ * any other thread may see the port. */
+void netdev_vhost_txq_init(struct netdev_vhost *dev, int q,
+                           enum vhost_txp_mode mode, uint32_t interval_us);
+
+/* netdev_class 'send' after the port checks: places the 'cnt' packets of
+ * 'batch' (1..NETDEV_MAX_BURST, DPDK mbufs, offloads prepared) in the
+ * guest's rx vring of queue pair 'q' of 'dev' now, stages them by the tx
+ * policy, or drops and counts them (tx_down_drops) if the device went
+ * away.  Takes ownership of every packet.  Delivers the queue's held kick
+ * if it is due.  PMD threads. */
+void netdev_vhost_txq_send(struct netdev_vhost *dev, int q,
+                           struct dp_packet_batch *batch, int cnt);
+
+/* True if some queue of 'dev' has packets staged or a kick held: then
+ * netdev_vhost_txq_run_due() has work to look at.  Any thread. */
+bool netdev_vhost_txq_any_pending(const struct netdev_vhost *dev);
+
+/* Flushes the staged packets whose deadline passed and delivers the held
+ * kicks that are due, of every queue pair of 'dev', in one scan.  PMD
+ * threads, from rxq_recv of any rxq of the port, so that nothing stays
+ * staged or held when no more traffic comes, whichever PMD thread polls
+ * the port.  Skips a queue whose tx_lock another thread holds: that
+ * thread runs it. */
+void netdev_vhost_txq_run_due(struct netdev_vhost *dev);
+
+/* How netdev_vhost_txq_flush() empties a queue.  Every one drops and
+ * counts the staged packets instead when the port has no device. */
+enum netdev_vhost_txq_flush {
+    NETDEV_VHOST_TXQ_DUE,       /* Flush if the deadline passed. */
+    NETDEV_VHOST_TXQ_ALL,       /* Flush all (VHOST_TXP_FLUSH_RECONFIG). */
+    NETDEV_VHOST_TXQ_DROP,      /* Drop and count as staged drops. */
+};
+
+/* Empties queue pair 'q' of 'dev' as 'how' says.  Main thread or
+ * vhost-events thread. */
+void netdev_vhost_txq_flush(struct netdev_vhost *dev, int q,
+                            enum netdev_vhost_txq_flush how);
+
+/* Flushes (or, with 'drop' or no device, drops and counts) everything
+ * staged on 'dev'.  Takes every queue's tx_lock once, also of queues with
+ * nothing staged: destroy_device() relies on that, to know that no tx
+ * path still uses a withdrawn device id.  Main thread or vhost-events
+ * thread. */
+void netdev_vhost_flush_all(struct netdev_vhost *dev, bool drop);
+
+/* Applies tx policy 'mode' and 'interval_us' (microseconds, as validated
+ * by vhost_txp_parse_interval()) to every queue pair of 'dev', with
+ * deferred kicks instead of staging in auto and adaptive mode if
+ * 'coalesce_kicks' (tx-coalesce=kicks; only in a
+ * NETDEV_VHOST_DEFERRED_KICKS build), flushing what the new policy no
+ * longer stages (dropping it if there is no device).  In adaptive mode the
+ * interval moves between 'min_us' and 'max_us' (tx-flush-interval-min,
+ * -max; lib/vhost-moderation.h) and 'interval_us' is not used.  Main
+ * thread, dev->mutex held. */
+void netdev_vhost_txq_set_policy(struct netdev_vhost *dev,
+                                 enum vhost_txp_mode mode,
+                                 uint32_t interval_us, bool coalesce_kicks,
+                                 uint32_t min_us, uint32_t max_us);
+
+/* A new device was created on 'dev' with negotiated virtio 'features'
+ * (new_device(), vhost-events thread, before the id is published): the
+ * new virtqueue of queue pair 'q' starts with DPDK's irq_pending latch
+ * clear, so its first kick goes out at once, and a guest behind a vIOMMU
+ * gets no kick deferred (see netdev_vhost_guest_notify()).  Returns true
+ * if the guest negotiated VIRTIO_F_IOMMU_PLATFORM. */
+bool netdev_vhost_txq_connect(struct netdev_vhost *dev, int q,
+                              uint64_t features);
+
+/* The device 'vid' of 'dev' is being destroyed (destroy_device(), vhost-
+ * events thread, after the id was withdrawn and netdev_vhost_flush_all()
+ * took every tx_lock): delivers the held kick of queue pair 'q', if any,
+ * while the virtqueue and its callfd still exist (DPDK's irq_pending latch
+ * survives GET_VRING_BASE and would silence the queue after a driver
+ * restart), and forgets the queue's kick state.  Returns true if it wrote
+ * a kick. */
+bool netdev_vhost_txq_teardown(struct netdev_vhost *dev, int q, int vid);
+
+/* Copies the counters and state of queue pair 'q' of 'dev' into '*st',
+ * under its tx_lock.  Main thread, dev->mutex held. */
+void netdev_vhost_txq_read_stats(struct netdev_vhost *dev, int q,
+                                 struct netdev_vhost_txq_stats *st);
+
+/* Clears the counters of queue pair 'q' of 'dev' that clear-stats resets
+ * (the tx policy's, kick and moderation counters, the dropped count
+ * shown).  Main thread, dev->mutex held. */
+void netdev_vhost_txq_clear_stats(struct netdev_vhost *dev, int q);
+
+#endif /* netdev-vhost-txq.h */
