@@ -150,14 +150,14 @@ netdev_vhost_guest_notify(int vid, uint16_t queue_id)
         netdev_vhost_kick_note_used(dev, t->q);
         return false;
     }
-    /* Held: the caller's netdev_vhost_txq_unlock() marks the queue in the
-     * port's held-kick map when the enqueue is over. */
+    /* Held: the caller's txq_unlock() (lib/netdev-vhost-txq.c) marks the
+     * queue in the port's held-kick map when the enqueue is over. */
     return true;
 }
 
 /* rte_vhost_device_ops 'guest_notified': DPDK wrote a kick's eventfd on
  * device 'vid'.  Called on the thread that wrote it; only our own
- * rte_vhost_notify_guest() call (kick_deliver()) listens. */
+ * rte_vhost_notify_guest() call (netdev_vhost_kick_deliver()) listens. */
 void
 netdev_vhost_guest_notified(int vid)
 {

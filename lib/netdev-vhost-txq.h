@@ -63,10 +63,10 @@ struct netdev_vhost;
 /* A set of queue pairs of a port, one bit each: the queues with staged
  * packets, and the queues holding a deferred kick.  A bit is set and
  * cleared only by the holder of that queue's tx_lock, on a change between
- * none and some (netdev_vhost_txq_unlock()), not per burst; any thread
- * reads it without a lock (every rxq_recv of the port).  A cache line of
- * its own, so that the PMD threads' reads of the port's other fields do
- * not bounce with it. */
+ * none and some (txq_unlock() in lib/netdev-vhost-txq.c), not per burst;
+ * any thread reads it without a lock (every rxq_recv of the port).  A
+ * cache line of its own, so that the PMD threads' reads of the port's
+ * other fields do not bounce with it. */
 struct netdev_vhost_qmap {
     atomic_uint64_t bits[NETDEV_VHOST_MAX_QP / 64];
 } __attribute__((aligned(64)));
@@ -110,7 +110,8 @@ struct netdev_vhost_txq {
     atomic_llong staged_due;    /* vhost_txp_deadline() of 'txp' as of the
                                  * last unlock that saw packets staged (us,
                                  * time_usec(); LLONG_MAX: none), read
-                                 * without the lock by run_due(), so that a
+                                 * without the lock by
+                                 * netdev_vhost_txq_run_due(), so that a
                                  * queue whose deadline is ahead costs no
                                  * lock write on the rx PMD thread. */
     atomic_uint64_t packets;    /* Placed in the used ring. */
