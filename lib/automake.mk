@@ -13,9 +13,13 @@ lib_libnetdev_vhost_a_SOURCES = \
 	lib/netdev-vhost-kick.h \
 	lib/netdev-vhost-mempool.c \
 	lib/netdev-vhost-mempool.h \
+	lib/netdev-vhost-options.c \
+	lib/netdev-vhost-options.h \
 	lib/netdev-vhost-private.h \
 	lib/netdev-vhost-qos.c \
 	lib/netdev-vhost-qos.h \
+	lib/netdev-vhost-registry.c \
+	lib/netdev-vhost-registry.h \
 	lib/netdev-vhost-stats.c \
 	lib/netdev-vhost-stats.h \
 	lib/netdev-vhost-txq.c \

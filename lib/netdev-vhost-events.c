@@ -21,7 +21,9 @@
  * guest, by the main thread inside rte_vhost_driver_unregister()).  Owns
  * the device id map and the list of vring events deferred to the main
  * thread, which the class's run function (lib/netdev-vhost.c) drains with
- * netdev_vhost_events_run(). */
+ * netdev_vhost_events_run(), and the map of OVS's txq ids onto the queue
+ * pairs the guest enabled (netdev_vhost_remap_txqs()).  Finds ports in the
+ * registry (lib/netdev-vhost-registry.h). */
 
 #include <config.h>
 
@@ -730,4 +732,26 @@ netdev_vhost_events_forget(struct netdev_vhost *dev)
     dev->conn_gen = ++conn_gen_last;
     dev->in_msg = false;
     ovs_mutex_unlock(&vid_map_mutex);
+}
+
+void
+netdev_vhost_remap_txqs(struct netdev_vhost *dev) OVS_REQUIRES(dev->mutex)
+{
+    int enabled[NETDEV_VHOST_MAX_QP];
+    int n_enabled = 0;
+    int n_txq = MIN(dev->up.n_txq, NETDEV_VHOST_MAX_QP);
+
+    for (int q = 0; q < n_txq; q++) {
+        if (dev->qps[q].tx.enabled) {
+            enabled[n_enabled++] = q;
+        }
+    }
+    for (int i = 0; i < NETDEV_VHOST_MAX_QP; i++) {
+        int map = -1;
+
+        if (i < n_txq && n_enabled) {
+            map = dev->qps[i].tx.enabled ? i : enabled[i % n_enabled];
+        }
+        atomic_store_relaxed(&dev->tx_map[i], map);
+    }
 }

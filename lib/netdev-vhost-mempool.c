@@ -34,7 +34,8 @@
 #include "ovs-thread.h"
 #include "util.h"
 
-/* Logs as the class does (module "netdev_vhost", lib/netdev-vhost.c). */
+/* Logs as the class does (module "netdev_vhost", defined in
+ * lib/netdev-vhost-registry.c). */
 extern struct vlog_module *VLM_netdev_vhost;
 #define this_module (*VLM_netdev_vhost)
 

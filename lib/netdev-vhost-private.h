@@ -19,12 +19,13 @@
 
 /* The port structure of the netdev-vhost class and the prototypes shared
  * by the files of lib/ that implement it (netdev-vhost.c, -datapath.c,
- * -events.c, -guard.c, -stats.c).  Nothing here is for use outside lib/.
+ * -events.c, -guard.c, -options.c, -registry.c, -stats.c).  Nothing here
+ * is for use outside lib/.
  *
  * Lock order (outer first; a thread holding a lock takes only locks listed
  * below it, never one above it):
  *
- *     netdev_vhost_mutex     port list (netdev-vhost.c)
+ *     netdev_vhost_mutex     port list (netdev-vhost-registry.c)
  *       dev->mutex           one port's configuration
  *         vid_map_mutex      device id map (netdev-vhost-events.c)
  *         qp->tx.lock        tx_lock: one queue pair at a time
@@ -36,7 +37,13 @@
  *
  * The locks at the same depth are never nested with each other.  PMD
  * threads take only qp->tx_lock, dev->stats_lock and the meters' own
- * locks (lib/netdev-vhost-qos.h), never a mutex. */
+ * locks (lib/netdev-vhost-qos.h), never a mutex.
+ *
+ * dev->mutex is declared OVS_ACQ_AFTER(netdev_vhost_mutex), which clang's
+ * thread safety analysis checks (-Wthread-safety-beta).  dev->mutex before
+ * dev->stats_lock is this comment only: in C an attribute cannot name
+ * another member of the same struct, and rte_spinlock_t is no lock type
+ * to clang before DPDK 23.03 (and after only with RTE_ANNOTATE_LOCKS). */
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -52,6 +59,7 @@
 #include "ovs-thread.h"
 #include "util.h"
 #include "netdev-vhost-kick.h"
+#include "netdev-vhost-registry.h"
 #include "netdev-vhost-txq.h"
 #include "vhost-tx-policy.h"
 
@@ -221,7 +229,7 @@ struct netdev_vhost {
      * threads.  'mutex' protects the members that are not atomic, except
      * where noted.  Taken by the main thread and the vhost-user callbacks;
      * never by PMD threads. */
-    struct ovs_mutex mutex;
+    struct ovs_mutex mutex OVS_ACQ_AFTER(netdev_vhost_mutex);
     struct ovs_list list_node OVS_GUARDED_BY(netdev_vhost_mutex);
 
     bool client;                    /* dpdkvhostuserclient. */
@@ -298,7 +306,8 @@ netdev_vhost_rx_vring(int q)
  * per-thread coverage counts would show late or never: they are counted
  * here by any thread with netdev_vhost_cov_pending() and moved to the
  * coverage counters of the same names by the main thread in the class's
- * run function (lib/netdev-vhost.c). */
+ * run function (lib/netdev-vhost.c).  The counts are defined in
+ * lib/netdev-vhost-registry.c. */
 enum netdev_vhost_cov {
     NETDEV_VHOST_COV_STAGED_DROPS,      /* netdev_vhost_staged_drops */
     NETDEV_VHOST_COV_FLUSH_ON_DESTROY,  /* netdev_vhost_flush_on_destroy */
@@ -318,47 +327,13 @@ netdev_vhost_cov_pending(enum netdev_vhost_cov c, unsigned int n)
 }
 
 /* Every file of the class logs as module "netdev_vhost" (defined in
- * lib/netdev-vhost.c), so that a log line does not change with the file
- * its function lives in.  A file that logs writes, instead of
+ * lib/netdev-vhost-registry.c), so that a log line does not change with
+ * the file its function lives in.  A file that logs writes, instead of
  * VLOG_DEFINE_THIS_MODULE:
  *     #define this_module (*VLM_netdev_vhost) */
 extern struct vlog_module *VLM_netdev_vhost;
 
-/* lib/netdev-vhost.c: the port list and the class. */
-
-/* Protects the list of all ports (see the lock order above). */
-extern struct ovs_mutex netdev_vhost_mutex;
-
-/* Returns the port whose registered socket path is 'ifname', or NULL.
- * Any thread, netdev_vhost_mutex held. */
-struct netdev_vhost *netdev_vhost_find_by_ifname(const char *ifname)
-    OVS_REQUIRES(netdev_vhost_mutex);
-
-/* Returns the port named 'name', or NULL.  Any thread, netdev_vhost_mutex
- * held. */
-struct netdev_vhost *netdev_vhost_find_by_name(const char *name)
-    OVS_REQUIRES(netdev_vhost_mutex);
-
-/* Returns the port whose running device id is 'vid', or NULL.  Any
- * thread, netdev_vhost_mutex held. */
-struct netdev_vhost *netdev_vhost_find_by_vid(int vid)
-    OVS_REQUIRES(netdev_vhost_mutex);
-
-/* Maps the OVS txq ids of 'dev' onto its enabled queue pairs (tx_map):
- * txq i goes to queue pair i if the guest enabled it, else to one of the
- * enabled ones.  Main thread or vhost-events thread, dev->mutex held. */
-void netdev_vhost_remap_txqs(struct netdev_vhost *dev)
-    OVS_REQUIRES(dev->mutex);
-
-/* Returns the netdev-vhost port named 'name' with a reference the caller
- * must release with netdev_close(), or NULL if there is no such port or it
- * is not of our classes.  Main thread. */
-struct netdev *netdev_vhost_lookup(const char *name);
-
-/* Calls 'cb' with every netdev-vhost port in name order, each held by a
- * reference for the duration of the call.  Main thread, no lock held. */
-void netdev_vhost_for_each(void (*cb)(struct netdev_vhost *, void *aux),
-                           void *aux);
+/* The port list: lib/netdev-vhost-registry.h. */
 
 /* lib/netdev-vhost-datapath.c: send and rxq. */
 
@@ -393,5 +368,12 @@ void netdev_vhost_events_run(void);
 /* Wakes the main thread's poll loop when vring state changes wait.  Main
  * thread. */
 void netdev_vhost_events_wait(void);
+
+/* Maps the OVS txq ids of 'dev' onto its enabled queue pairs (tx_map):
+ * txq i goes to queue pair i if the guest enabled it, else to one of the
+ * enabled ones.  Main thread (reconfigure) or vhost-events thread,
+ * dev->mutex held. */
+void netdev_vhost_remap_txqs(struct netdev_vhost *dev)
+    OVS_REQUIRES(dev->mutex);
 
 #endif /* netdev-vhost-private.h */

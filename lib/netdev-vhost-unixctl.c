@@ -17,8 +17,9 @@
 /* Operator commands of netdev-vhost: "ovs-appctl netdev-vhost/show
  * [PORT]", "netdev-vhost/stats PORT" and "netdev-vhost/clear-stats
  * [PORT]".  Thin handlers run by the main thread (unixctl): they find the
- * ports and leave reading, formatting and clearing the counters, with the
- * locking that needs, to lib/netdev-vhost-stats.c. */
+ * ports in the registry (lib/netdev-vhost-registry.h) and leave reading,
+ * formatting and clearing the counters, with the locking that needs, to
+ * lib/netdev-vhost-stats.c. */
 
 #include <config.h>
 
@@ -26,6 +27,7 @@
 #include "netdev-vhost.h"
 #include "netdev-vhost-private.h"
 #include "netdev-vhost-mempool.h"
+#include "netdev-vhost-registry.h"
 #include "netdev-vhost-stats.h"
 
 #include <errno.h>

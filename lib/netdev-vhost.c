@@ -16,18 +16,24 @@
 
 /* The netdev-vhost class: OVS's "dpdkvhostuser" and "dpdkvhostuserclient"
  * port types on DPDK's public rte_vhost API, with an interrupt-aware tx
- * path.  This file owns the class tables, the port list, construction and
- * destruction, the vhost-user sockets, configuration, status, the QoS
+ * path.  This file owns the class tables and their callbacks: construction
+ * and destruction, the vhost-user sockets, reconfigure, status, the QoS
  * hooks and registration; the main thread runs it, called by OVS's netdev
- * layer and the ovs-vswitchd plug-in (vswitchd-plugin/).
+ * layer and the ovs-vswitchd plug-in (vswitchd-plugin/).  No other file of
+ * lib/ calls into it.
  *
- * The other files: lib/netdev-vhost-datapath.c (send and rxq_recv, PMD
- * threads), lib/netdev-vhost-events.c (the rte_vhost callbacks, DPDK's
- * vhost-events thread), lib/netdev-vhost-guard.[ch] (the ring guard),
+ * The other files: lib/netdev-vhost-registry.[ch] (the port list),
+ * lib/netdev-vhost-options.[ch] (Interface options and other_config),
+ * lib/netdev-vhost-datapath.c (send and rxq_recv, PMD threads),
+ * lib/netdev-vhost-events.c (the rte_vhost callbacks, DPDK's vhost-events
+ * thread), lib/netdev-vhost-guard.[ch] (the ring guard),
+ * lib/netdev-vhost-kick.[ch] (deferred kicks),
  * lib/netdev-vhost-mempool.[ch], lib/netdev-vhost-stats.[ch],
  * lib/netdev-vhost-unixctl.[ch] (operator commands),
  * lib/netdev-vhost-qos.[ch] (policers), and the pure lib/vhost-ring.[ch]
- * (the ring question) and lib/vhost-tx-policy.[ch] (send now or stage). */
+ * (the ring question), lib/vhost-tx-policy.[ch] (send now or stage),
+ * lib/vhost-kick.[ch] and lib/vhost-moderation.[ch] (kick and interval
+ * moderation). */
 
 #include <config.h>
 
@@ -35,36 +41,33 @@
 #include "netdev-vhost-private.h"
 #include "netdev-vhost-guard.h"
 #include "netdev-vhost-mempool.h"
+#include "netdev-vhost-options.h"
 #include "netdev-vhost-qos.h"
+#include "netdev-vhost-registry.h"
 #include "netdev-vhost-stats.h"
 #include "netdev-vhost-unixctl.h"
 
 #include <errno.h>
 #include <limits.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/un.h>
 #include <unistd.h>
 
 #include <rte_lcore.h>
 #include <rte_malloc.h>
 #include <rte_vhost.h>
-#include <rte_version.h>
 
 #include "coverage.h"
-#include "dirs.h"
 #include "fatal-signal.h"
 #include "netdev-provider.h"
 #include "netdev.h"
 #include "openvswitch/dynamic-string.h"
-#include "openvswitch/list.h"
 #include "openvswitch/vlog.h"
 #include "packets.h"
 #include "smap.h"
 #include "userspace-tso.h"
 #include "util.h"
 
-VLOG_DEFINE_THIS_MODULE(netdev_vhost);
+#define this_module (*VLM_netdev_vhost)
 
 COVERAGE_DEFINE(netdev_vhost_flush_on_destroy);
 COVERAGE_DEFINE(netdev_vhost_staged_drops);
@@ -73,116 +76,9 @@ COVERAGE_DEFINE(netdev_vhost_ring_guard_long_wait);
 COVERAGE_DEFINE(netdev_vhost_ring_guard_msg_failed);
 COVERAGE_DEFINE(netdev_vhost_vring_events_coalesced);
 
-/* OVS keeps coverage counts per thread and adds a thread's counts up when
- * that thread polls (at most once a second): a count made in DPDK's
- * vhost-events thread shows only at its next poll a second later (the next
- * guest leaving), or never.  Events that may happen there (a guest leaving
- * with staged packets, the ring guard) are counted here, by any thread
- * (netdev_vhost_cov_pending()), and the main thread adds them to the
- * coverage counters in netdev_vhost_class_run().  Static storage: starts
- * at zero. */
-atomic_uint netdev_vhost_cov_counts[NETDEV_VHOST_N_COV];
-
 const char netdev_vhost_version[] = NETDEV_VHOST_VERSION;
 
 #define NETDEV_VHOST_MAX_PKT_LEN 9728
-
-/* Size of the longest vhost-user socket path with its terminating null
- * byte: that of sun_path in struct sockaddr_un (108 bytes on Linux). */
-#define NETDEV_VHOST_SOCK_PATH_MAX \
-    sizeof(((struct sockaddr_un *) NULL)->sun_path)
-
-/* All netdev-vhost ports. */
-struct ovs_mutex netdev_vhost_mutex = OVS_MUTEX_INITIALIZER;
-static struct ovs_list vhost_list OVS_GUARDED_BY(netdev_vhost_mutex)
-    = OVS_LIST_INITIALIZER(&vhost_list);
-
-/* Global configuration from the Open_vSwitch table. */
-static char *vhost_sock_dir;
-static bool vhost_iommu_enabled;
-static bool vhost_postcopy_enabled;
-static enum vhost_txp_mode default_txp_mode = VHOST_TXP_AUTO;
-static uint32_t default_txp_interval = VHOST_TXP_INTERVAL_DEFAULT;
-/* other_config:vhost-tx-flush-interval-min, -max: the bounds of adaptive
- * mode (lib/vhost-moderation.h). */
-static uint32_t default_txp_min = VHOST_MOD_FLOOR_DEFAULT;
-static uint32_t default_txp_max = VHOST_MOD_CEILING_DEFAULT;
-/* other_config:vhost-tx-coalesce: what auto mode coalesces by default,
- * kicks (true: DPDK 23.11+ builds, lib/netdev-vhost-kick.h) or packets. */
-static bool default_txp_coalesce_kicks = NETDEV_VHOST_HAS_DEFERRED_KICKS;
-static char *default_txp_error;
-
-static const struct netdev_class netdev_vhost_server_class;
-static const struct netdev_class netdev_vhost_client_class;
-
-static bool
-is_vhost_class(const struct netdev_class *class)
-{
-    return class == &netdev_vhost_server_class
-           || class == &netdev_vhost_client_class;
-}
-
-void
-netdev_vhost_remap_txqs(struct netdev_vhost *dev) OVS_REQUIRES(dev->mutex)
-{
-    int enabled[NETDEV_VHOST_MAX_QP];
-    int n_enabled = 0;
-    int n_txq = MIN(dev->up.n_txq, NETDEV_VHOST_MAX_QP);
-
-    for (int q = 0; q < n_txq; q++) {
-        if (dev->qps[q].tx.enabled) {
-            enabled[n_enabled++] = q;
-        }
-    }
-    for (int i = 0; i < NETDEV_VHOST_MAX_QP; i++) {
-        int map = -1;
-
-        if (i < n_txq && n_enabled) {
-            map = dev->qps[i].tx.enabled ? i : enabled[i % n_enabled];
-        }
-        atomic_store_relaxed(&dev->tx_map[i], map);
-    }
-}
-
-struct netdev_vhost *
-netdev_vhost_find_by_ifname(const char *ifname)
-    OVS_REQUIRES(netdev_vhost_mutex)
-{
-    struct netdev_vhost *dev;
-
-    LIST_FOR_EACH (dev, list_node, &vhost_list) {
-        if (dev->registered_id && !strcmp(dev->registered_id, ifname)) {
-            return dev;
-        }
-    }
-    return NULL;
-}
-
-struct netdev_vhost *
-netdev_vhost_find_by_name(const char *name) OVS_REQUIRES(netdev_vhost_mutex)
-{
-    struct netdev_vhost *dev;
-
-    LIST_FOR_EACH (dev, list_node, &vhost_list) {
-        if (!strcmp(netdev_get_name(&dev->up), name)) {
-            return dev;
-        }
-    }
-    return NULL;
-}
-
-struct netdev_vhost *
-netdev_vhost_find_by_vid(int vid) OVS_REQUIRES(netdev_vhost_mutex)
-{
-    struct netdev_vhost *dev;
-
-    LIST_FOR_EACH (dev, list_node, &vhost_list) {
-        if (netdev_vhost_get_vid(dev) == vid) {
-            return dev;
-        }
-    }
-    return NULL;
-}
 
 /* Moves the counts of 'pending' (see netdev_vhost_cov_counts) to the
  * caller's coverage counter and returns them.  Main thread. */
@@ -223,23 +119,6 @@ static void
 netdev_vhost_class_wait(const struct netdev_class *class OVS_UNUSED)
 {
     netdev_vhost_events_wait();
-}
-
-/* Sets 'dev->registered_id' to 'id' (may be NULL) and returns the old
- * value, for the caller to free.  Both locks: the vhost-events thread reads
- * it under netdev_vhost_mutex (find_by_ifname()), the main thread under
- * dev->mutex.  Main thread, neither lock held. */
-static char *
-registered_id_set(struct netdev_vhost *dev, char *id)
-    OVS_EXCLUDED(netdev_vhost_mutex, dev->mutex)
-{
-    ovs_mutex_lock(&netdev_vhost_mutex);
-    ovs_mutex_lock(&dev->mutex);
-    char *old = dev->registered_id;
-    dev->registered_id = id;
-    ovs_mutex_unlock(&dev->mutex);
-    ovs_mutex_unlock(&netdev_vhost_mutex);
-    return old;
 }
 
 /* Registers 'dev->vhost_id' with rte_vhost and starts it.  Main thread,
@@ -286,10 +165,10 @@ vhost_driver_setup(struct netdev_vhost *dev)
     }
     if (dev->client) {
         flags |= RTE_VHOST_USER_CLIENT;
-        if (vhost_iommu_enabled) {
+        if (netdev_vhost_iommu_enabled()) {
             flags |= RTE_VHOST_USER_IOMMU_SUPPORT;
         }
-        if (vhost_postcopy_enabled) {
+        if (netdev_vhost_postcopy_enabled()) {
             flags |= RTE_VHOST_USER_POSTCOPY_SUPPORT;
         }
     }
@@ -300,7 +179,7 @@ vhost_driver_setup(struct netdev_vhost *dev)
                  dev->vhost_id);
         return EINVAL;
     }
-    registered_id_set(dev, xstrdup(dev->vhost_id));
+    netdev_vhost_registry_set_ifname(dev, xstrdup(dev->vhost_id));
     if (dev->client) {
         VLOG_INFO("vHost User device '%s' created in 'client' mode, "
                   "using client socket '%s'", name, dev->vhost_id);
@@ -341,7 +220,7 @@ vhost_driver_setup(struct netdev_vhost *dev)
         VLOG_ERR("%s: could not start vhost-user driver for socket %s",
                  name, dev->vhost_id);
         rte_vhost_driver_unregister(dev->vhost_id);
-        free(registered_id_set(dev, NULL));
+        free(netdev_vhost_registry_set_ifname(dev, NULL));
         return EINVAL;
     }
     return 0;
@@ -376,7 +255,7 @@ vhost_driver_teardown(struct netdev_vhost *dev)
         fatal_signal_remove_file_to_unlink(id);
         unlink(id);
     }
-    free(registered_id_set(dev, NULL));
+    free(netdev_vhost_registry_set_ifname(dev, NULL));
     netdev_vhost_events_forget(dev);
 }
 
@@ -396,37 +275,11 @@ netdev_vhost_dealloc(struct netdev *netdev)
     rte_free(netdev_vhost_cast(netdev));
 }
 
-/* Applies the tx policy options of 'dev', or the defaults where it has
- * none, to its queues. */
-static void
-txp_cfg_apply(struct netdev_vhost *dev) OVS_REQUIRES(dev->mutex)
-{
-    struct netdev_vhost_txp_cfg *cfg = &dev->txp_cfg;
-    enum vhost_txp_mode mode = cfg->mode_set ? cfg->mode : default_txp_mode;
-    uint32_t interval = cfg->interval_set ? cfg->interval_us
-                                          : default_txp_interval;
-
-    bool kicks = cfg->coalesce_set ? cfg->coalesce_kicks
-                                   : default_txp_coalesce_kicks;
-    uint32_t min = cfg->min_set ? cfg->min_us : default_txp_min;
-    uint32_t max = cfg->max_set ? cfg->max_us : default_txp_max;
-
-    cfg->mode = mode;
-    cfg->interval_us = interval;
-    cfg->coalesce_kicks = kicks;
-    /* An Interface's floor above a later other_config ceiling: the
-     * ceiling is raised to the floor (the parser rejects it only within
-     * one record). */
-    cfg->min_us = min;
-    cfg->max_us = MAX(min, max);
-    netdev_vhost_txq_set_policy(dev, mode, interval, kicks, cfg->min_us,
-                                cfg->max_us);
-}
-
 static int
 common_construct(struct netdev *netdev, bool client)
 {
     struct netdev_vhost *dev = netdev_vhost_cast(netdev);
+    const struct netdev_vhost_txp_cfg *def = netdev_vhost_txp_defaults();
 
     ovs_mutex_init(&dev->mutex);
     dev->client = client;
@@ -445,26 +298,23 @@ common_construct(struct netdev *netdev, bool client)
     eth_addr_nicira_random(&dev->hwaddr);
     rte_spinlock_init(&dev->stats_lock);
     for (int q = 0; q < NETDEV_VHOST_MAX_QP; q++) {
-        netdev_vhost_txq_init(dev, q, default_txp_mode,
-                              default_txp_interval);
+        netdev_vhost_txq_init(dev, q, def->mode, def->interval_us);
         atomic_init(&dev->qps[q].rx_busy, false);
         atomic_init(&dev->tx_map[q], -1);
     }
-    dev->txp_cfg.mode = default_txp_mode;
-    dev->txp_cfg.interval_us = default_txp_interval;
+    dev->txp_cfg.mode = def->mode;
+    dev->txp_cfg.interval_us = def->interval_us;
     dev->max_queue_pairs = NETDEV_VHOST_MAX_QUEUE_PAIRS_DEF;
     dev->virtio_state = NETDEV_VHOST_VIRTIO_CLEAN;
-    dev->txp_cfg.min_us = default_txp_min;
-    dev->txp_cfg.max_us = default_txp_max;
+    dev->txp_cfg.min_us = def->min_us;
+    dev->txp_cfg.max_us = def->max_us;
 
     /* Like stock vhost ports: one rx queue until a guest says more. */
     netdev->n_rxq = 0;
     netdev->n_txq = 0;
     netdev_request_reconfigure(netdev);
 
-    ovs_mutex_lock(&netdev_vhost_mutex);
-    ovs_list_push_back(&vhost_list, &dev->list_node);
-    ovs_mutex_unlock(&netdev_vhost_mutex);
+    netdev_vhost_registry_add(dev);
     return 0;
 }
 
@@ -473,6 +323,7 @@ netdev_vhost_server_construct(struct netdev *netdev)
 {
     struct netdev_vhost *dev = netdev_vhost_cast(netdev);
     const char *name = netdev->name;
+    const char *sock_dir = netdev_vhost_sock_dir();
     int err;
 
     /* The name becomes a file name in vhost-sock-dir: no directory
@@ -483,30 +334,28 @@ netdev_vhost_server_construct(struct netdev *netdev)
                  "A valid name must not include '/', '\\' or '..'", name);
         return EINVAL;
     }
-    if (strlen(vhost_sock_dir) + 1 + strlen(name)
+    if (strlen(sock_dir) + 1 + strlen(name)
         >= NETDEV_VHOST_SOCK_PATH_MAX) {
         VLOG_ERR("vhost-user socket path '%s/%s' is too long (at most %"
-                 PRIuSIZE" bytes)", vhost_sock_dir, name,
+                 PRIuSIZE" bytes)", sock_dir, name,
                  NETDEV_VHOST_SOCK_PATH_MAX - 1);
         return ENAMETOOLONG;
     }
     /* Say why the socket cannot be created, rather than let DPDK fail. */
-    if (access(vhost_sock_dir, W_OK | X_OK)) {
+    if (access(sock_dir, W_OK | X_OK)) {
         err = errno;
         VLOG_ERR("%s: cannot create the vhost-user socket in vhost-sock-dir "
-                 "'%s': %s", name, vhost_sock_dir, ovs_strerror(err));
+                 "'%s': %s", name, sock_dir, ovs_strerror(err));
         return err;
     }
 
     common_construct(netdev, false);
     ovs_mutex_lock(&dev->mutex);
-    dev->vhost_id = xasprintf("%s/%s", vhost_sock_dir, name);
+    dev->vhost_id = xasprintf("%s/%s", sock_dir, name);
     ovs_mutex_unlock(&dev->mutex);
     err = vhost_driver_setup(dev);
     if (err) {
-        ovs_mutex_lock(&netdev_vhost_mutex);
-        ovs_list_remove(&dev->list_node);
-        ovs_mutex_unlock(&netdev_vhost_mutex);
+        netdev_vhost_registry_remove(dev);
         free(dev->vhost_id);
         ovs_mutex_destroy(&dev->mutex);
     }
@@ -528,9 +377,7 @@ netdev_vhost_destruct(struct netdev *netdev)
      * calls destroy_device() in this thread for a connected guest, and that
      * need not find the port: no PMD thread uses it any more, and what is
      * staged is dropped and counted below. */
-    ovs_mutex_lock(&netdev_vhost_mutex);
-    ovs_list_remove(&dev->list_node);
-    ovs_mutex_unlock(&netdev_vhost_mutex);
+    netdev_vhost_registry_remove(dev);
 
     vhost_driver_teardown(dev);
 
@@ -595,479 +442,19 @@ netdev_vhost_get_config(const struct netdev *netdev, struct smap *args)
     return 0;
 }
 
-/* Appends 'msg' (malloc'd or NULL, taken) to '*error' (malloc'd or NULL),
- * separated by "; ". */
-static void
-error_append(char **error, char *msg)
-{
-    if (!msg) {
-        return;
-    }
-    if (!*error) {
-        *error = msg;
-    } else {
-        char *both = xasprintf("%s; %s", *error, msg);
-
-        free(*error);
-        free(msg);
-        *error = both;
-    }
-}
-
-/* Parses option "<key_prefix><name>" of 'args' (tx-flush-interval-min or
- * -max, 'min_us' the least value) into '*set' and '*us' (absent: '*set'
- * false; invalid: both unchanged).  Returns NULL or a malloc'd message
- * starting with 'msg_prefix'. */
-static char *
-parse_bound_option(const struct smap *args, const char *key_prefix,
-                   const char *msg_prefix, const char *name,
-                   uint32_t min_us, bool *set, uint32_t *us)
-{
-    char *key = xasprintf("%s%s", key_prefix, name);
-    const char *value = smap_get(args, key);
-    char *error = NULL;
-
-    free(key);
-    if (!value) {
-        *set = false;
-    } else {
-        uint32_t v;
-        char *e = vhost_mod_parse_bound(name, value, min_us, &v);
-
-        if (!e) {
-            *set = true;
-            *us = v;
-        } else {
-            error = xasprintf("%s%s", msg_prefix, e);
-            free(e);
-        }
-    }
-    return error;
-}
-
-/* The one parser of the tx policy options: reads the options
- * "<key_prefix>tx-flush-mode" (auto, immediate, timed, adaptive),
- * "<key_prefix>tx-flush-interval" (see vhost_txp_parse_interval()),
- * "<key_prefix>tx-coalesce" and "<key_prefix>tx-flush-interval-min" /
- * "-max" (adaptive bounds, vhost_mod_parse_bound(); the two together,
- * with 'def_min' / 'def_max' for one that is absent, must have min <= max,
- * else both are kept as they were) of 'args' into 'cfg', leaving what is
- * invalid as it was; an option that is absent clears its '*_set'.  Error
- * messages start with 'msg_prefix'.  With 'first_only', stops at the first
- * bad option; otherwise reports all, separated by "; ".  Returns NULL or a
- * malloc'd error message.  Main thread. */
-static char *
-parse_txp_options(const struct smap *args, const char *key_prefix,
-                  const char *msg_prefix, bool first_only,
-                  uint32_t def_min, uint32_t def_max,
-                  struct netdev_vhost_txp_cfg *cfg)
-{
-    char *mode_key = xasprintf("%stx-flush-mode", key_prefix);
-    char *interval_key = xasprintf("%stx-flush-interval", key_prefix);
-    const char *mode_s = smap_get(args, mode_key);
-    const char *interval_s = smap_get(args, interval_key);
-    char *error = NULL;
-
-    free(mode_key);
-    free(interval_key);
-    if (!mode_s) {
-        cfg->mode_set = false;
-    } else {
-        enum vhost_txp_mode mode;
-
-        if (vhost_txp_mode_from_string(mode_s, &mode)) {
-            cfg->mode_set = true;
-            cfg->mode = mode;
-        } else {
-            error = xasprintf("%stx-flush-mode \"%s\" is not one of auto, "
-                              "immediate, timed, adaptive", msg_prefix,
-                              mode_s);
-        }
-    }
-    if (error && first_only) {
-        return error;
-    }
-    if (!interval_s) {
-        cfg->interval_set = false;
-    } else {
-        uint32_t us;
-        char *e = vhost_txp_parse_interval(interval_s, &us);
-
-        if (!e) {
-            cfg->interval_set = true;
-            cfg->interval_us = us;
-        } else {
-            char *msg = xasprintf("%s%s", msg_prefix, e);
-
-            free(e);
-            if (!error) {
-                error = msg;
-            } else {
-                char *both = xasprintf("%s; %s", error, msg);
-                free(error);
-                free(msg);
-                error = both;
-            }
-        }
-    }
-    if (error && first_only) {
-        return error;
-    }
-
-    char *coalesce_key = xasprintf("%stx-coalesce", key_prefix);
-    const char *coalesce_s = smap_get(args, coalesce_key);
-    char *msg = NULL;
-
-    free(coalesce_key);
-    if (!coalesce_s) {
-        cfg->coalesce_set = false;
-    } else if (!strcmp(coalesce_s, "packets")) {
-        cfg->coalesce_set = true;
-        cfg->coalesce_kicks = false;
-    } else if (!strcmp(coalesce_s, "kicks")
-               && NETDEV_VHOST_HAS_DEFERRED_KICKS) {
-        cfg->coalesce_set = true;
-        cfg->coalesce_kicks = true;
-    } else if (!strcmp(coalesce_s, "kicks")) {
-        msg = xasprintf("%stx-coalesce \"kicks\" needs DPDK 23.11 or later "
-                        "(this build: %s)", msg_prefix, rte_version());
-    } else {
-        msg = xasprintf("%stx-coalesce \"%s\" is not one of kicks, "
-                        "packets", msg_prefix, coalesce_s);
-    }
-    error_append(&error, msg);
-    if (error && first_only) {
-        return error;
-    }
-
-    bool min_set = cfg->min_set, max_set = cfg->max_set;
-    uint32_t min_us = cfg->min_us, max_us = cfg->max_us;
-    char *min_e = parse_bound_option(args, key_prefix, msg_prefix,
-                                     "tx-flush-interval-min",
-                                     VHOST_MOD_FLOOR_MIN, &min_set, &min_us);
-    char *max_e = parse_bound_option(args, key_prefix, msg_prefix,
-                                     "tx-flush-interval-max",
-                                     VHOST_MOD_CEILING_MIN, &max_set,
-                                     &max_us);
-
-    /* Either half invalid, or min above max: the pair stays as it was. */
-    if (!min_e && !max_e) {
-        uint32_t eff_min = min_set ? min_us : def_min;
-        uint32_t eff_max = max_set ? max_us : def_max;
-
-        if (eff_min > eff_max) {
-            min_e = xasprintf("%stx-flush-interval-min %"PRIu32" is above "
-                              "%stx-flush-interval-max %"PRIu32, msg_prefix,
-                              eff_min, msg_prefix, eff_max);
-        } else {
-            cfg->min_set = min_set;
-            cfg->max_set = max_set;
-            cfg->min_us = eff_min;
-            cfg->max_us = eff_max;
-        }
-    }
-    error_append(&error, min_e);
-    error_append(&error, max_e);
-    return error;
-}
-
-/* Returns why a client port cannot connect to 'path' yet, or NULL: its
- * directory does not exist, or 'path' exists but is not a socket.  (A
- * missing socket in an existing directory is normal: the guest is not up
- * yet.)  The caller frees the message.  Main thread. */
-static char *
-socket_path_problem(const char *path)
-{
-    char *dir = xstrdup(path);
-    char *slash = strrchr(dir, '/');
-    struct stat st;
-    char *problem = NULL;
-
-    if (slash) {
-        *(slash == dir ? slash + 1 : slash) = '\0';
-    }
-    if (stat(dir, &st) || !S_ISDIR(st.st_mode)) {
-        problem = xasprintf("directory \"%s\" of vhost-server-path does "
-                            "not exist", dir);
-    } else if (!stat(path, &st) && !S_ISSOCK(st.st_mode)) {
-        problem = xasprintf("vhost-server-path \"%s\" is not a socket",
-                            path);
-    }
-    free(dir);
-    return problem;
-}
-
-/* Logs what socket_path_problem() finds for the new vhost-server-path of
- * client port 'dev': OVS keeps trying to connect, but the operator should
- * know.  Main thread, dev->mutex held. */
-static void
-socket_path_check(const struct netdev_vhost *dev) OVS_REQUIRES(dev->mutex)
-{
-    char *problem = socket_path_problem(dev->vhost_id);
-
-    if (problem) {
-        VLOG_WARN("%s: %s; connecting when a guest listens there",
-                  netdev_get_name(&dev->up), problem);
-        free(problem);
-    }
-}
-
-/* Replaces '*cur' (a malloc'd string or NULL) by a copy of 'new' and
- * returns true if they differ: for logging a rejected setting once. */
-static bool
-note_change(char **cur, const char *new)
-{
-    if (nullable_string_is_equal(*cur, new)) {
-        return false;
-    }
-    free(*cur);
-    *cur = nullable_xstrdup(new);
-    return true;
-}
-
-/* Returns the tx policy settings that 'cfg' keeps, as the words of a
- * rejection message: "PREFIXtx-flush-mode=M PREFIXtx-flush-interval=N
- * PREFIXtx-coalesce=C", and the adaptive bounds in adaptive mode.  PREFIX
- * is "" for Interface options and "vhost-" for other_config defaults.  The
- * caller frees the string.  Any thread. */
-static char *
-txp_kept_string(const char *prefix, const struct netdev_vhost_txp_cfg *cfg)
-{
-    struct ds s = DS_EMPTY_INITIALIZER;
-
-    ds_put_format(&s, "%stx-flush-mode=%s %stx-flush-interval=%"PRIu32
-                  " %stx-coalesce=%s", prefix,
-                  vhost_txp_mode_to_string(cfg->mode), prefix,
-                  cfg->interval_us, prefix,
-                  cfg->coalesce_kicks ? "kicks" : "packets");
-    if (cfg->mode == VHOST_TXP_ADAPTIVE) {
-        ds_put_format(&s, " %stx-flush-interval-min=%"PRIu32
-                      " %stx-flush-interval-max=%"PRIu32, prefix,
-                      cfg->min_us, prefix, cfg->max_us);
-    }
-    return ds_steal_cstr(&s);
-}
-
-/* The other_config tx policy defaults were rejected or accepted again:
- * every port's status (key "tx_flush_default_error") changes, so tell OVS
- * to read it again.  Main thread. */
-static void
-default_txp_error_changed(void)
-{
-    struct netdev_vhost *dev;
-
-    ovs_mutex_lock(&netdev_vhost_mutex);
-    LIST_FOR_EACH (dev, list_node, &vhost_list) {
-        netdev_change_seq_changed(&dev->up);
-    }
-    ovs_mutex_unlock(&netdev_vhost_mutex);
-}
-
-/* netdev_class 'set_config': main thread.  Returns EINVAL (port not
- * created) only for a new client port without a valid vhost-server-path.
- * Bad options never fail an existing port: OVS deletes ports whose
- * set_config fails, so they are logged (once per value), shown in status
- * ("vhost_server_path_error", "tx_retries_error", "tx_flush_error") and the
- * previous setting is kept. */
+/* netdev_class 'set_config': the options of the port
+ * (lib/netdev-vhost-options.h).  Main thread.  EINVAL, with '*errp' set,
+ * only for a new client port without a valid vhost-server-path. */
 static int
 netdev_vhost_set_config(struct netdev *netdev, const struct smap *args,
                         char **errp)
 {
     struct netdev_vhost *dev = netdev_vhost_cast(netdev);
-    const char *name = netdev_get_name(netdev);
-    int err = 0;
 
     ovs_mutex_lock(&dev->mutex);
-    if (dev->client) {
-        const char *path = smap_get(args, "vhost-server-path");
-        char *msg = NULL;
-
-        if (!path || !path[0]) {
-            msg = xasprintf("%s: dpdkvhostuserclient port requires "
-                            "options:vhost-server-path", name);
-        } else if (path[0] != '/'
-                   || strlen(path) >= NETDEV_VHOST_SOCK_PATH_MAX) {
-            msg = xasprintf("%s: vhost-server-path \"%s\" must be an "
-                            "absolute path shorter than %"PRIuSIZE" bytes",
-                            name, path, NETDEV_VHOST_SOCK_PATH_MAX);
-        }
-        if (msg && !dev->vhost_id) {
-            /* A new port: not created, its Interface error says why. */
-            VLOG_WARN_BUF(errp, "%s", msg);
-            free(msg);
-            err = EINVAL;
-            goto out;
-        } else if (msg) {
-            if (note_change(&dev->path_error, msg)) {
-                VLOG_ERR("%s; keeping vhost-server-path \"%s\"", msg,
-                         dev->vhost_id);
-            }
-            free(msg);
-        } else {
-            note_change(&dev->path_error, NULL);
-            if (!nullable_string_is_equal(path, dev->vhost_id)) {
-                free(dev->vhost_id);
-                dev->vhost_id = xstrdup(path);
-                netdev_request_reconfigure(netdev);
-                socket_path_check(dev);
-            }
-        }
-    }
-
-    /* options:vhost-max-queue-pairs, client ports, as stock OVS 3.5
-     * (netdev_dpdk_vhost_client_set_config()): the number of queue pairs a
-     * VDUSE device offers, 1 to 128.  DPDK applies it only to VDUSE
-     * devices (paths under /dev/vduse/), which this class does not drive:
-     * accepted and validated, without effect on vhost-user sockets.  Stock
-     * silently takes the default for a bad value; we keep the previous one
-     * and say why.  OVS 3.1 builds ignore it, as stock 3.1. */
-    const char *max_qp_s = (NETDEV_VHOST_HAS_VIRTIO_RECOVERY
-                            ? smap_get(args, "vhost-max-queue-pairs")
-                            : NULL);
-    int max_qp = NETDEV_VHOST_MAX_QUEUE_PAIRS_DEF;
-
-    if (dev->client && max_qp_s
-        && (!str_to_int(max_qp_s, 10, &max_qp)
-            || max_qp < NETDEV_VHOST_MAX_QUEUE_PAIRS_MIN
-            || max_qp > NETDEV_VHOST_MAX_QUEUE_PAIRS_MAX)) {
-        char *msg = xasprintf("vhost-max-queue-pairs \"%s\" is not a number "
-                              "from %d to %d", max_qp_s,
-                              NETDEV_VHOST_MAX_QUEUE_PAIRS_MIN,
-                              NETDEV_VHOST_MAX_QUEUE_PAIRS_MAX);
-        if (note_change(&dev->max_qp_error, msg)) {
-            VLOG_ERR("%s: %s; keeping vhost-max-queue-pairs=%d", name, msg,
-                     dev->max_queue_pairs);
-        }
-        free(msg);
-    } else if (NETDEV_VHOST_HAS_VIRTIO_RECOVERY && dev->client) {
-        note_change(&dev->max_qp_error, NULL);
-        if (max_qp != dev->max_queue_pairs) {
-            dev->max_queue_pairs = max_qp;
-            VLOG_INFO("%s: vhost-max-queue-pairs set to %d (effective only "
-                      "for VDUSE devices, not for vhost-user sockets)", name,
-                      max_qp);
-        }
-    }
-
-    /* The guest's driver decides how many queues a vhost port has. */
-    const char *n_rxq_s = smap_get(args, "n_rxq");
-    if (note_change(&dev->n_rxq_ignored, n_rxq_s) && n_rxq_s) {
-        VLOG_WARN("%s: options:n_rxq \"%s\" ignored: the guest's driver "
-                  "chooses how many queues a vhost-user port has", name,
-                  n_rxq_s);
-    }
-
-    const char *retries_s = smap_get(args, "tx-retries-max");
-    int retries = NETDEV_VHOST_RETRY_DEF;
-    int cur;
-    atomic_read_relaxed(&dev->tx_retries_max, &cur);
-    if (retries_s && (!str_to_int(retries_s, 10, &retries)
-                      || retries < NETDEV_VHOST_RETRY_MIN
-                      || retries > NETDEV_VHOST_RETRY_MAX)) {
-        char *msg = xasprintf("tx-retries-max \"%s\" is not a number from "
-                              "%d to %d", retries_s, NETDEV_VHOST_RETRY_MIN,
-                              NETDEV_VHOST_RETRY_MAX);
-        if (note_change(&dev->retries_error, msg)) {
-            VLOG_ERR("%s: %s; keeping tx-retries-max=%d", name, msg, cur);
-        }
-        free(msg);
-        retries = cur;
-    } else {
-        note_change(&dev->retries_error, NULL);
-    }
-    if (cur != retries) {
-        atomic_store_relaxed(&dev->tx_retries_max, retries);
-        VLOG_INFO("Max Tx retries for vhost device '%s' set to %d",
-                  name, retries);
-    }
-
-    char *error = parse_txp_options(args, "", "", false, default_txp_min,
-                                    default_txp_max, &dev->txp_cfg);
-    if (error && !nullable_string_is_equal(error, dev->txp_cfg.error)) {
-        char *kept = txp_kept_string("", &dev->txp_cfg);
-        VLOG_ERR("%s: %s; keeping %s", name, error, kept);
-        free(kept);
-    }
-    free(dev->txp_cfg.error);
-    dev->txp_cfg.error = error;
-    txp_cfg_apply(dev);
-
-out:
+    int err = netdev_vhost_options_set(dev, args, errp);
     ovs_mutex_unlock(&dev->mutex);
     return err;
-}
-
-void
-netdev_vhost_set_other_config(const struct smap *ovs_other_config)
-{
-    struct netdev_vhost_txp_cfg cfg = { .mode_set = false };
-    char *error = parse_txp_options(ovs_other_config, "vhost-",
-                                    "other_config:vhost-", true,
-                                    VHOST_MOD_FLOOR_DEFAULT,
-                                    VHOST_MOD_CEILING_DEFAULT, &cfg);
-    enum vhost_txp_mode mode = cfg.mode_set ? cfg.mode : VHOST_TXP_AUTO;
-    uint32_t interval = cfg.interval_set ? cfg.interval_us
-                                         : VHOST_TXP_INTERVAL_DEFAULT;
-    bool kicks = cfg.coalesce_set ? cfg.coalesce_kicks
-                                  : NETDEV_VHOST_HAS_DEFERRED_KICKS;
-    uint32_t min = cfg.min_set ? cfg.min_us : VHOST_MOD_FLOOR_DEFAULT;
-    uint32_t max = cfg.max_set ? cfg.max_us : VHOST_MOD_CEILING_DEFAULT;
-
-    if (error) {
-        if (!nullable_string_is_equal(error, default_txp_error)) {
-            struct netdev_vhost_txp_cfg kept_cfg = {
-                .mode = default_txp_mode,
-                .interval_us = default_txp_interval,
-                .coalesce_kicks = default_txp_coalesce_kicks,
-                .min_us = default_txp_min,
-                .max_us = default_txp_max,
-            };
-            char *kept = txp_kept_string("vhost-", &kept_cfg);
-            VLOG_ERR("%s; keeping %s", error, kept);
-            free(kept);
-            free(default_txp_error);
-            default_txp_error = error;
-            default_txp_error_changed();
-        } else {
-            free(error);
-        }
-        return;
-    }
-    if (default_txp_error) {
-        free(default_txp_error);
-        default_txp_error = NULL;
-        default_txp_error_changed();
-    }
-    if (mode == default_txp_mode && interval == default_txp_interval
-        && kicks == default_txp_coalesce_kicks && min == default_txp_min
-        && max == default_txp_max) {
-        return;
-    }
-    default_txp_mode = mode;
-    default_txp_interval = interval;
-    default_txp_coalesce_kicks = kicks;
-    default_txp_min = min;
-    default_txp_max = max;
-    char bounds[64] = "";
-    if (mode == VHOST_TXP_ADAPTIVE || min != VHOST_MOD_FLOOR_DEFAULT
-        || max != VHOST_MOD_CEILING_DEFAULT) {
-        snprintf(bounds, sizeof bounds, ", adaptive %"PRIu32" to %"PRIu32
-                 " us", min, max);
-    }
-    VLOG_INFO("vhost tx flush default: mode %s, interval %"PRIu32" us%s%s",
-              vhost_txp_mode_to_string(mode), interval,
-              kicks == NETDEV_VHOST_HAS_DEFERRED_KICKS ? ""
-              : kicks ? ", coalescing kicks" : ", coalescing packets",
-              bounds);
-
-    struct netdev_vhost *dev;
-    ovs_mutex_lock(&netdev_vhost_mutex);
-    LIST_FOR_EACH (dev, list_node, &vhost_list) {
-        ovs_mutex_lock(&dev->mutex);
-        txp_cfg_apply(dev);
-        ovs_mutex_unlock(&dev->mutex);
-    }
-    ovs_mutex_unlock(&netdev_vhost_mutex);
 }
 
 /* netdev_class 'reconfigure': main thread, with no PMD thread using the
@@ -1338,9 +725,10 @@ netdev_vhost_get_status(const struct netdev *netdev, struct smap *args)
     if (dev->txp_cfg.error) {
         smap_add(args, "tx_flush_error", dev->txp_cfg.error);
     }
-    if (default_txp_error) {
+    const char *default_error = netdev_vhost_txp_defaults()->error;
+    if (default_error) {
         /* Main thread, as netdev_vhost_set_other_config(). */
-        smap_add(args, "tx_flush_default_error", default_txp_error);
+        smap_add(args, "tx_flush_default_error", default_error);
     }
     if (dev->path_error) {
         smap_add(args, "vhost_server_path_error", dev->path_error);
@@ -1352,7 +740,7 @@ netdev_vhost_get_status(const struct netdev *netdev, struct smap *args)
         smap_add(args, "vhost_max_queue_pairs_error", dev->max_qp_error);
     }
     if (dev->client && vid < 0 && dev->vhost_id) {
-        char *problem = socket_path_problem(dev->vhost_id);
+        char *problem = netdev_vhost_socket_path_problem(dev->vhost_id);
 
         if (problem) {
             smap_add_nocopy(args, xstrdup("socket_error"), problem);
@@ -1495,37 +883,6 @@ static const struct netdev_class netdev_vhost_client_class = {
     NETDEV_VHOST_CLASS_COMMON,
 };
 
-static void
-parse_vhost_config(const struct smap *ovs_other_config)
-{
-    const char *dir = smap_get(ovs_other_config, "vhost-sock-dir");
-
-    free(vhost_sock_dir);
-    if (dir && strlen(dir) <= NAME_MAX) {
-        if (strstr(dir, "..")) {
-            VLOG_ERR("vhost-user sock directory request '%s/%s' has invalid "
-                     "characters '..' - using %s instead.",
-                     ovs_rundir(), dir, ovs_rundir());
-            vhost_sock_dir = xstrdup(ovs_rundir());
-        } else {
-            struct stat s;
-
-            vhost_sock_dir = xasprintf("%s/%s", ovs_rundir(), dir);
-            VLOG_INFO("User-provided vhost-sock-dir in use: %s", dir);
-            if (stat(vhost_sock_dir, &s)) {
-                VLOG_ERR("vhost-user sock directory '%s' does not exist.",
-                         vhost_sock_dir);
-            }
-        }
-    } else {
-        vhost_sock_dir = xstrdup(ovs_rundir());
-    }
-    vhost_iommu_enabled = smap_get_bool(ovs_other_config,
-                                        "vhost-iommu-support", false);
-    vhost_postcopy_enabled = smap_get_bool(ovs_other_config,
-                                           "vhost-postcopy-support", false);
-}
-
 void
 netdev_vhost_register(const struct smap *ovs_other_config)
 {
@@ -1533,11 +890,12 @@ netdev_vhost_register(const struct smap *ovs_other_config)
         &netdev_vhost_server_class,
         &netdev_vhost_client_class,
     };
+    const struct netdev_vhost_txp_cfg *def;
     struct ds taken = DS_EMPTY_INITIALIZER;
 
     netdev_vhost_events_init();
     netdev_vhost_fence_init();
-    parse_vhost_config(ovs_other_config);
+    netdev_vhost_options_read_global(ovs_other_config);
     netdev_vhost_set_other_config(ovs_other_config);
 
     for (size_t i = 0; i < ARRAY_SIZE(classes); i++) {
@@ -1551,57 +909,10 @@ netdev_vhost_register(const struct smap *ovs_other_config)
         ds_put_format(&taken, "%s%s", taken.length ? ", " : "", type);
     }
     netdev_vhost_unixctl_register();
+    def = netdev_vhost_txp_defaults();
     VLOG_INFO("netdev-vhost %s took over port types: %s (tx flush default: "
               "%s, %"PRIu32" us; auto coalesces %s)", netdev_vhost_version,
-              ds_cstr(&taken), vhost_txp_mode_to_string(default_txp_mode),
-              default_txp_interval,
-              default_txp_coalesce_kicks ? "kicks" : "packets");
+              ds_cstr(&taken), vhost_txp_mode_to_string(def->mode),
+              def->interval_us, def->coalesce_kicks ? "kicks" : "packets");
     ds_destroy(&taken);
-}
-
-struct netdev *
-netdev_vhost_lookup(const char *name)
-{
-    struct netdev *netdev = netdev_from_name(name);
-
-    if (netdev && !is_vhost_class(netdev->netdev_class)) {
-        netdev_close(netdev);
-        return NULL;
-    }
-    return netdev;
-}
-
-void
-netdev_vhost_for_each(void (*cb)(struct netdev_vhost *, void *aux),
-                      void *aux)
-{
-    struct netdev_vhost *dev;
-    struct netdev_vhost **devs = NULL;
-    size_t n = 0, allocated = 0;
-
-    ovs_mutex_lock(&netdev_vhost_mutex);
-    LIST_FOR_EACH (dev, list_node, &vhost_list) {
-        if (n >= allocated) {
-            devs = x2nrealloc(devs, &allocated, sizeof *devs);
-        }
-        devs[n++] = dev;
-        netdev_ref(&dev->up);
-    }
-    ovs_mutex_unlock(&netdev_vhost_mutex);
-
-    for (size_t i = 0; i < n; i++) {
-        for (size_t j = i + 1; j < n; j++) {
-            if (strcmp(netdev_get_name(&devs[j]->up),
-                       netdev_get_name(&devs[i]->up)) < 0) {
-                struct netdev_vhost *t = devs[i];
-                devs[i] = devs[j];
-                devs[j] = t;
-            }
-        }
-    }
-    for (size_t i = 0; i < n; i++) {
-        cb(devs[i], aux);
-        netdev_close(&devs[i]->up);
-    }
-    free(devs);
 }

@@ -36,7 +36,8 @@ extern const char netdev_vhost_version[];
  * the stock classes if a class cannot be registered. */
 void netdev_vhost_register(const struct smap *ovs_other_config);
 
-/* Applies the Open_vSwitch table's other_config to all vhost ports:
+/* Applies the Open_vSwitch table's other_config to all vhost ports
+ * (lib/netdev-vhost-options.c):
  * other_config:vhost-tx-flush-mode and vhost-tx-flush-interval are the
  * defaults of ports without their own options.  Main thread only; cheap
  * when nothing changed (called on every bridge run).  A bad value is
