@@ -19,7 +19,8 @@
 
 /* The port structure of the netdev-vhost class and the prototypes shared
  * by the files of lib/ that implement it (netdev-vhost.c, -datapath.c,
- * -events.c, -guard.c, -options.c, -registry.c, -stats.c).  Nothing here
+ * -events.c, -guard.c, -kick.c, -options.c, -registry.c, -stats.c,
+ * -txq.c).  Nothing here
  * is for use outside lib/.
  *
  * Lock order (outer first; a thread holding a lock takes only locks listed
@@ -36,7 +37,7 @@
  *                            no other lock is taken while it is held
  *
  * The locks at the same depth are never nested with each other.  PMD
- * threads take only qp->tx_lock, dev->stats_lock and the meters' own
+ * threads take only qp->tx.lock, dev->stats_lock and the meters' own
  * locks (lib/netdev-vhost-qos.h), never a mutex.
  *
  * dev->mutex is declared OVS_ACQ_AFTER(netdev_vhost_mutex), which clang's
@@ -141,9 +142,7 @@ netdev_vhost_counter_get(const atomic_uint64_t *c)
  * Three groups, each starting on a cache line of its own: the sending PMD
  * threads write 'tx_hot' on every burst, the one PMD thread that polls the
  * rxq writes 'rx_hot' on every rxq_recv (also when idle), and 'cold' is
- * written only on connection changes and clear-stats.  Without the padding
- * the tx side's ring pointers shared a line with 'rx_busy' and the rx
- * counters, and two PMD threads bounced it on every poll. */
+ * written only on connection changes (DESIGN-NOTES.md section 9). */
 struct netdev_vhost_qp {
     PADDED_MEMBERS_CACHELINE_MARKER(CACHE_LINE_SIZE, tx_hot,
         /* Our tx side (vring 2q): lib/netdev-vhost-txq.h. */
