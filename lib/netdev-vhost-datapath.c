@@ -119,7 +119,8 @@ prepare_offload(const struct netdev_vhost *dev, struct rte_mbuf *m)
         if (OVS_UNLIKELY(m->ol_flags & RTE_MBUF_F_TX_OFFLOAD_MASK)) {
             VLOG_WARN_RL(&rl, "%s: unexpected tx offload flags %#"PRIx64,
                          netdev_get_name(&dev->up),
-                         m->ol_flags & RTE_MBUF_F_TX_OFFLOAD_MASK);
+                         (uint64_t) (m->ol_flags
+                                     & RTE_MBUF_F_TX_OFFLOAD_MASK));
             return false;
         }
         return true;
@@ -176,7 +177,8 @@ prepare_offload(const struct netdev_vhost *dev, struct rte_mbuf *m)
     m->l3_len = l4 - l3;
 
     if (m->ol_flags & RTE_MBUF_F_TX_TCP_SEG) {
-        const struct tcp_header *th = (const struct tcp_header *) l4;
+        const struct tcp_header *th = ALIGNED_CAST(const struct tcp_header *,
+                                                    l4);
         uint32_t max_len = MTU_TO_FRAME_LEN(dev->mtu);
 
         m->l4_len = TCP_OFFSET(th->tcp_ctl) * 4;
