@@ -39,7 +39,7 @@ TESTSUITE_AT = \
 	tests/system-options.at
 EXTRA_DIST += $(TESTSUITE_AT) tests/testsuite tests/atlocal.in package.m4 \
 	tests/linux-guest-image.sh tests/linux-guest-init tests/linux-guest-udp.c \
-	tests/ovs-system-dpdk.sh tests/package-deb.sh
+	tests/ovs-system-dpdk.sh tests/package-deb.sh tests/ovs_vhost_checks.py
 TESTSUITE = $(srcdir)/tests/testsuite
 AUTOTEST = $(AUTOM4TE) -l autotest
 AUTOTEST_PATH = $(abs_builddir)/vswitchd-plugin:$(abs_builddir)/tests:$(abs_builddir)/utilities:$(abs_srcdir)/utilities:$(OVS_BUILDDIR)/utilities:$(OVS_BUILDDIR)/ovsdb

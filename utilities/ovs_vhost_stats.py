@@ -16,9 +16,27 @@
 
 That command prints every counter of a port, one "  name: value" line each,
 in name order (lib/netdev-vhost-stats.c, netdev_vhost_stats_format()).  The
-test suite (tests/*.at, through the shell's txp_snap files) and
-utilities/ovs-vhost-bench parse it with these functions only.
+test suite and utilities/ovs-vhost-bench parse it with these functions only:
+tests/ovs_vhost_checks.py imports them, and the shell functions of
+tests/netdev-vhost-macros.at (vhost_stats, custom_stat, vhost_val,
+vhost_delta) run this file as a program:
+
+    python3 ovs_vhost_stats.py [--default=N] [--since=BEFORE] [--sum]
+                               [--names] FILE NAME...
+
+reads a saved netdev-vhost/stats output from FILE ("-": standard input)
+and prints the value of each counter NAME, one a line, in the order given.
+A NAME with shell wildcards (fnmatch, e.g. "tx_q*_enabled") stands for
+every counter it matches, in name order.  An absent counter prints N with
+--default=N and nothing without it.  --since=BEFORE prints instead how much
+each counter grew from the saved output BEFORE to FILE (delta(): absent
+counts as 0).  --sum prints one line, the sum of the values (absent
+counters count as N, or 0).  --names prints "NAME VALUE" lines.  Exit
+status 0, or 2 for a usage error or a file that cannot be read.
 """
+
+import fnmatch
+import sys
 
 
 def parse(text):
@@ -42,3 +60,61 @@ def delta(before, after, name):
     """How much counter 'name' grew from dict 'before' to dict 'after'
     (absent counters count as 0)."""
     return after.get(name, 0) - before.get(name, 0)
+
+
+def select(counters, names, default=None, before=None):
+    """[(name, value)] of 'names' in 'counters' ({name: int}, from parse()),
+    in the order of 'names'.  A name with shell wildcards (fnmatch) stands
+    for every counter it matches, in name order.  An absent counter has
+    value 'default', or is left out when 'default' is None.  With 'before'
+    (a dict like 'counters') the value is delta(before, counters, name)."""
+    found = []
+    for name in names:
+        if any(c in name for c in '*?['):
+            found += [k for k in sorted(set(counters) | set(before or {}))
+                      if fnmatch.fnmatchcase(k, name)]
+        elif (name in counters or default is not None
+              or (before is not None and name in before)):
+            found.append(name)
+    if before is not None:
+        return [(k, delta(before, counters, k)) for k in found]
+    return [(k, counters.get(k, default)) for k in found]
+
+
+def main(argv):
+    """The command line described at the top of this file; 'argv' without
+    the program name.  Returns the exit status."""
+    default, before, total, names = None, None, False, False
+    try:
+        while argv and argv[0].startswith('--'):
+            opt, _, value = argv.pop(0).partition('=')
+            if opt == '--default':
+                default = int(value)
+            elif opt == '--since':
+                before = load(value)
+            elif opt == '--sum':
+                total = True
+            elif opt == '--names':
+                names = True
+            else:
+                raise ValueError('unknown option %s' % opt)
+        if len(argv) < 2:
+            raise ValueError('usage: ovs_vhost_stats.py [--default=N] '
+                             '[--since=BEFORE] [--sum] [--names] '
+                             'FILE NAME...')
+        counters = parse(sys.stdin.read()) if argv[0] == '-' else load(argv[0])
+    except (OSError, ValueError) as e:
+        sys.stderr.write('ovs_vhost_stats.py: %s\n' % e)
+        return 2
+    if total:
+        values = [('sum', sum(v for _, v in select(
+            counters, argv[1:], default or 0, before)))]
+    else:
+        values = select(counters, argv[1:], default, before)
+    for name, value in values:
+        print('%s %d' % (name, value) if names else value)
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main(sys.argv[1:]))
