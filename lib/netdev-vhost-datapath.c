@@ -34,16 +34,12 @@
 #include <rte_mbuf.h>
 #include <rte_vhost.h>
 
-#include "coverage.h"
 #include "dp-packet.h"
 #include "netdev-provider.h"
 #include "openvswitch/vlog.h"
 #include "packets.h"
-#include "timeval.h"
 #include "userspace-tso.h"
 #include "util.h"
-#include "vhost-ring.h"
-#include "vhost-tx-policy.h"
 
 #define this_module (*VLM_netdev_vhost)
 

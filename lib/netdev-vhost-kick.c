@@ -25,14 +25,11 @@
 
 #include <rte_vhost.h>
 
-#include "coverage.h"
 #include "netdev-vhost-guard.h"
 #include "netdev-vhost-private.h"
 #include "ovs-thread.h"
 #include "timeval.h"
 #include "util.h"
-#include "vhost-ring.h"
-#include "vhost-tx-policy.h"
 
 const char *
 netdev_vhost_kick_mechanism(void)
