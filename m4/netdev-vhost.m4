@@ -67,9 +67,9 @@ $OVS_AVX512_LIB -Wl,--end-group"
 dnl NETDEV_VHOST_CHECK_VERSIONS
 dnl
 dnl After NETDEV_VHOST_CHECK_OVS and PKG_CHECK_MODULES([DPDK]): the OVS and
-dnl DPDK versions we build against (issue 13: OVS 3.1 with DPDK 22.11 on
-dnl Debian 12, OVS 3.5 with DPDK 24.11 on Debian 13), as substitutions and as
-dnl the compatibility macros the C code tests.  Our Makefile empties DEFS
+dnl DPDK versions we build against (the supported platforms: OVS 3.1 with
+dnl DPDK 22.11 on Debian 12, OVS 3.5 with DPDK 24.11 on Debian 13), as
+dnl substitutions and as the compatibility macros the C code tests.  Our Makefile empties DEFS
 dnl (OVS's config.h defines PACKAGE_*), so the macros travel in
 dnl NETDEV_VHOST_COMPAT_CPPFLAGS, which is appended to CPPFLAGS:
 dnl   NETDEV_VHOST_OVS_VERSION_NUM   OVS version as MAJOR*10000+MINOR*100+PATCH
