@@ -4,7 +4,7 @@
 # twice in the same run: against the platform's stock ovs-vswitchd
 # (/usr/lib/openvswitch-switch-dpdk/ovs-vswitchd-dpdk, through a directory
 # with a symlink named ovs-vswitchd first in AUTOTEST_PATH) and against ours
-# (issue 13: drop-in parity, at least every case that stock passes).  Then
+# (drop-in parity: at least every case that stock passes).  Then
 # prints both result lists side by side and exits non-zero if a case that
 # stock passes fails with ours.
 #

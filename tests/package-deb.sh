@@ -1,6 +1,6 @@
 #!/bin/bash
 # Checks the Debian package openvswitch-switch-vhost on this machine, as an
-# operator would use it (issue 7).  Not part of "make check": run it by hand,
+# operator would use it.  Not part of "make check": run it by hand,
 # as root, on Debian 12 or 13 with openvswitch-switch installed:
 #
 #   tests/package-deb.sh [--platform=debian12|debian13] [PACKAGE.deb]
