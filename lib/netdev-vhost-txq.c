@@ -68,11 +68,11 @@ txq_held(const struct netdev_vhost_txq *txq)
  * holds (TXQ_HELD_*), for txq_unlock(). */
 static unsigned int
 txq_lock(struct netdev_vhost *dev, int q)
-    OVS_ACQUIRES(dev->qps[q].tx.lock)
+    OVS_ACQUIRES(dev->qps[q].tx.lock) OVS_NO_THREAD_SAFETY_ANALYSIS
 {
     struct netdev_vhost_txq *txq = txq_get(dev, q);
 
-    rte_spinlock_lock(&txq->lock);
+    rte_spinlock_lock(&txq->lock.sl);
     return txq_held(txq);
 }
 
@@ -80,11 +80,11 @@ txq_lock(struct netdev_vhost *dev, int q)
  * then, with '*held' unchanged. */
 static bool
 txq_trylock(struct netdev_vhost *dev, int q, unsigned int *held)
-    OVS_TRY_LOCK(true, dev->qps[q].tx.lock)
+    OVS_TRY_LOCK(true, dev->qps[q].tx.lock) OVS_NO_THREAD_SAFETY_ANALYSIS
 {
     struct netdev_vhost_txq *txq = txq_get(dev, q);
 
-    if (!rte_spinlock_trylock(&txq->lock)) {
+    if (!rte_spinlock_trylock(&txq->lock.sl)) {
         return false;
     }
     *held = txq_held(txq);
@@ -112,7 +112,7 @@ qmap_set(struct netdev_vhost_qmap *map, int q, bool on)
  * polling guest's) writes none of them. */
 static void
 txq_unlock(struct netdev_vhost *dev, int q, unsigned int before)
-    OVS_RELEASES(dev->qps[q].tx.lock)
+    OVS_RELEASES(dev->qps[q].tx.lock) OVS_NO_THREAD_SAFETY_ANALYSIS
 {
     struct netdev_vhost_txq *txq = txq_get(dev, q);
     unsigned int after = txq_held(txq);
@@ -128,7 +128,7 @@ txq_unlock(struct netdev_vhost *dev, int q, unsigned int before)
         atomic_store_relaxed(&txq->staged_due,
                              vhost_txp_deadline(&txq->txp));
     }
-    rte_spinlock_unlock(&txq->lock);
+    rte_spinlock_unlock(&txq->lock.sl);
 }
 
 /* Kick state of a queue (struct netdev_vhost_kickq). */
@@ -202,7 +202,7 @@ netdev_vhost_txq_init(struct netdev_vhost *dev, int q,
 {
     struct netdev_vhost_txq *txq = txq_get(dev, q);
 
-    rte_spinlock_init(&txq->lock);
+    rte_spinlock_init(&txq->lock.sl);
     atomic_init(&txq->reading, false);
     atomic_init(&txq->staged_due, LLONG_MAX);
     vhost_txp_init(&txq->txp, mode, interval_us);

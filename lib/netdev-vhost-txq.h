@@ -34,12 +34,12 @@
  *
  * Lock order: a tx_lock nests inside dev->mutex (the main thread's
  * configuration and statistics) and is never held together with another
- * queue's tx_lock.  Inside it: dev->stats_lock (drop counters), and
- * DPDK's per-virtqueue access_lock, which rte_vhost_enqueue_burst() and
- * rte_vhost_notify_guest() take (DPDK 22.11 and 24.11 lib/vhost/
- * virtio_net.c, vhost.c): we rely on the vhost-user message thread taking
- * no tx_lock while it holds an access_lock (destroy_device() runs with no
- * virtqueue lock held, DPDK 24.11 lib/vhost/vhost_user.c). */
+ * queue's tx_lock.  Inside it: DPDK's per-virtqueue access_lock, which
+ * rte_vhost_enqueue_burst() and rte_vhost_notify_guest() take (DPDK
+ * 22.11 and 24.11 lib/vhost/virtio_net.c, vhost.c): we rely on the
+ * vhost-user message thread taking no tx_lock while it holds an
+ * access_lock (destroy_device() runs with no virtqueue lock held, DPDK
+ * 24.11 lib/vhost/vhost_user.c). */
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -88,6 +88,13 @@ netdev_vhost_qmap_any(const struct netdev_vhost_qmap *map)
     return false;
 }
 
+/* A queue's tx_lock: DPDK's spinlock, in a type that clang's thread safety
+ * analysis knows as a lock (OVS_LOCKABLE), so that the annotations of the
+ * helpers in lib/netdev-vhost-txq.c are checked (-Wthread-safety). */
+struct OVS_LOCKABLE netdev_vhost_tx_lock {
+    rte_spinlock_t sl;
+};
+
 /* The transmit half of a queue pair, written by the sending PMD threads
  * on every burst: one group of cache lines of its own inside struct
  * netdev_vhost_qp (lib/netdev-vhost-private.h), apart from the rx side,
@@ -96,7 +103,7 @@ netdev_vhost_qmap_any(const struct netdev_vhost_qmap *map)
  * 'lock' (the queue's tx_lock) protects every member up to the ring guard,
  * except the atomics, which any thread may read without it. */
 struct netdev_vhost_txq {
-    rte_spinlock_t lock;        /* The queue's tx_lock. */
+    struct netdev_vhost_tx_lock lock;   /* The queue's tx_lock. */
     bool enabled;               /* Guest enabled vring 2q (written by the
                                  * main thread under dev->mutex; read by
                                  * any thread). */
@@ -150,8 +157,9 @@ struct netdev_vhost_txq_stats {
 };
 
 /* Initialises queue pair 'q' of 'dev' for tx policy 'mode' and
- * 'interval_us' (1..1000000).  Main thread, at port construction, before
- * any other thread may see the port. */
+ * 'interval_us' (1..1000000), and with q == 0 also the port's two queue
+ * maps (empty).  Main thread, at port construction, before any other
+ * thread may see the port. */
 void netdev_vhost_txq_init(struct netdev_vhost *dev, int q,
                            enum vhost_txp_mode mode, uint32_t interval_us);
 
@@ -172,8 +180,10 @@ bool netdev_vhost_txq_any_pending(const struct netdev_vhost *dev);
  * kicks that are due, of every queue pair of 'dev', in one scan.  PMD
  * threads, from rxq_recv of any rxq of the port, so that nothing stays
  * staged or held when no more traffic comes, whichever PMD thread polls
- * the port.  Skips a queue whose tx_lock another thread holds: that
- * thread runs it. */
+ * the port.  Skips a queue whose tx_lock another thread holds: a PMD
+ * thread sending on it runs it before it lets go; after the main or
+ * vhost-events thread (statistics, policy, connect, teardown) the next
+ * poll does. */
 void netdev_vhost_txq_run_due(struct netdev_vhost *dev);
 
 /* How netdev_vhost_txq_flush() empties a queue.  Every one drops and
