@@ -128,7 +128,7 @@ ring_guard_pre_msg(int vid, void *msg)
         dev->in_msg = true;
         netdev_vhost_guard_close(dev);
         if (request == VHOST_USER_REQ_SET_MEM_TABLE) {
-            dev->mem_table_msgs++;
+            netdev_vhost_counter_add(&dev->mem_table_msgs, 1);
         }
     }
     ovs_mutex_unlock(&vid_map_mutex);

@@ -244,8 +244,9 @@ struct netdev_vhost {
     uint64_t conn_gen;
     bool in_msg;                    /* Between the ring guard's pre and post
                                      * message hooks ('vid_map_mutex'). */
-    uint64_t mem_table_msgs;        /* VHOST_USER_SET_MEM_TABLE messages
-                                     * (ring guard; vhost-events thread). */
+    atomic_uint64_t mem_table_msgs; /* VHOST_USER_SET_MEM_TABLE messages
+                                     * (ring guard): the vhost-events
+                                     * thread counts, any thread reads. */
     int numa_id;
     int requested_numa_id;
     int requested_mtu;

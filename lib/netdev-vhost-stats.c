@@ -274,7 +274,7 @@ port_stats_read(struct netdev_vhost *dev, uint64_t v[N_STATS])
     v[ST_TX_RETRIES] = tx_retries;
     v[ST_MEMPOOL_IN_USE] = netdev_vhost_mempool_in_use(dev->mp);
     v[ST_MEMPOOL_OVERFREED] = netdev_vhost_mempool_overfreed(dev->mp);
-    v[ST_MEM_TABLE_MSGS] = dev->mem_table_msgs;
+    v[ST_MEM_TABLE_MSGS] = netdev_vhost_counter_get(&dev->mem_table_msgs);
 }
 
 /* Reads the queue counters of queue pair 'q' of 'dev', whose device id is

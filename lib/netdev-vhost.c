@@ -285,6 +285,7 @@ common_construct(struct netdev *netdev, bool client)
     dev->client = client;
     ovsrcu_index_init(&dev->vid, -1);
     atomic_init(&dev->ready, false);
+    atomic_init(&dev->mem_table_msgs, 0);
     atomic_init(&dev->rings_valid, false);
     atomic_init(&dev->tx_retries_max, NETDEV_VHOST_RETRY_DEF);
     dev->numa_id = rte_lcore_to_socket_id(rte_get_main_lcore());
