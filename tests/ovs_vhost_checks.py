@@ -120,10 +120,17 @@ ORIG_RAX, RIP, N_REGS = 15, 16, 27
 WALL = 0x40000000
 
 
-def wait_file(path):
-    """Waits (polling every 10 ms) until file 'path' exists: the test's
-    shell creates it, and on_exit does at the latest."""
+def wait_file(path, bound_s=600):
+    """Waits (polling every 10 ms) until file 'path' exists, for at most
+    'bound_s' seconds of wall-clock time: the test's shell creates it, and
+    on_exit does at the latest.  Past the bound it says so on stderr and
+    returns, so that a frozen or stopped thread is never left behind."""
+    end = time.time() + bound_s
     while not os.path.exists(path):
+        if time.time() > end:
+            sys.stderr.write('%s did not appear within %d s\n'
+                             % (path, bound_s))
+            return
         time.sleep(0.01)
 
 
