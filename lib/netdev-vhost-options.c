@@ -40,6 +40,7 @@
 #include "openvswitch/vlog.h"
 #include "smap.h"
 #include "util.h"
+#include "vhost-kick.h"
 #include "vhost-moderation.h"
 #include "vhost-tx-policy.h"
 
@@ -100,8 +101,11 @@ netdev_vhost_txp_cfg_apply(struct netdev_vhost *dev) OVS_REQUIRES(dev->mutex)
                                    : default_txp.coalesce_kicks;
     uint32_t min = cfg->min_set ? cfg->min_us : default_txp.min_us;
     uint32_t max = cfg->max_set ? cfg->max_us : default_txp.max_us;
+    uint32_t watermark = (cfg->watermark_set ? cfg->watermark
+                          : default_txp.watermark);
 
     cfg->mode = mode;
+    cfg->watermark = watermark;
     cfg->interval_us = interval;
     cfg->coalesce_kicks = kicks;
     /* An Interface's floor above a later other_config ceiling: the
@@ -110,7 +114,7 @@ netdev_vhost_txp_cfg_apply(struct netdev_vhost *dev) OVS_REQUIRES(dev->mutex)
     cfg->min_us = min;
     cfg->max_us = MAX(min, max);
     netdev_vhost_txq_set_policy(dev, mode, interval, kicks, cfg->min_us,
-                                cfg->max_us);
+                                cfg->max_us, watermark);
 }
 
 /* Appends 'msg' (malloc'd or NULL, taken) to '*error' (malloc'd or NULL),
@@ -163,10 +167,35 @@ parse_bound_option(const struct smap *args, const char *key_prefix,
     return error;
 }
 
+/* Parses 's', a value of option tx-kick-watermark: "auto" (0: half the
+ * ring the guest set up) or a whole number of packets from 1 to
+ * VHOST_KICK_WATERMARK_MAX (lib/vhost-kick.h), with nothing else.
+ * Returns NULL and the value in '*watermark', or a malloc'd error message
+ * with '*watermark' unchanged.  Any thread. */
+static char *
+parse_watermark(const char *s, uint32_t *watermark)
+{
+    unsigned int v;
+
+    if (!strcmp(s, "auto")) {
+        *watermark = 0;
+        return NULL;
+    }
+    if (s[0] < '0' || s[0] > '9' || !str_to_uint(s, 10, &v)
+        || v < 1 || v > VHOST_KICK_WATERMARK_MAX) {
+        return xasprintf("tx-kick-watermark \"%s\" is not auto or a "
+                         "number of packets from 1 to %d", s,
+                         VHOST_KICK_WATERMARK_MAX);
+    }
+    *watermark = v;
+    return NULL;
+}
+
 /* The one parser of the tx policy options: reads the options
  * "<key_prefix>tx-flush-mode" (auto, immediate, timed, adaptive),
  * "<key_prefix>tx-flush-interval" (see vhost_txp_parse_interval()),
- * "<key_prefix>tx-coalesce" and "<key_prefix>tx-flush-interval-min" /
+ * "<key_prefix>tx-coalesce", "<key_prefix>tx-kick-watermark" (see
+ * parse_watermark()) and "<key_prefix>tx-flush-interval-min" /
  * "-max" (adaptive bounds, vhost_mod_parse_bound(); the two together,
  * with 'def_min' / 'def_max' for one that is absent, must have min <= max,
  * else both are kept as they were) of 'args' into 'cfg', leaving what is
@@ -245,6 +274,26 @@ parse_txp_options(const struct smap *args, const char *key_prefix,
                         "packets", msg_prefix, coalesce_s);
     }
     error_append(&error, msg);
+    if (error && first_only) {
+        return error;
+    }
+
+    char *wm_key = xasprintf("%stx-kick-watermark", key_prefix);
+    const char *wm_s = smap_get(args, wm_key);
+
+    free(wm_key);
+    if (!wm_s) {
+        cfg->watermark_set = false;
+    } else {
+        char *e = parse_watermark(wm_s, &cfg->watermark);
+
+        if (!e) {
+            cfg->watermark_set = true;
+        } else {
+            error_append(&error, xasprintf("%s%s", msg_prefix, e));
+            free(e);
+        }
+    }
     if (error && first_only) {
         return error;
     }
@@ -349,6 +398,10 @@ txp_kept_string(const char *prefix, const struct netdev_vhost_txp_cfg *cfg)
         ds_put_format(&s, " %stx-flush-interval-min=%"PRIu32
                       " %stx-flush-interval-max=%"PRIu32, prefix,
                       cfg->min_us, prefix, cfg->max_us);
+    }
+    if (cfg->watermark) {
+        ds_put_format(&s, " %stx-kick-watermark=%"PRIu32, prefix,
+                      cfg->watermark);
     }
     return ds_steal_cstr(&s);
 }
@@ -518,6 +571,7 @@ netdev_vhost_set_other_config(const struct smap *ovs_other_config)
                                   : NETDEV_VHOST_HAS_DEFERRED_KICKS;
     uint32_t min = cfg.min_set ? cfg.min_us : VHOST_MOD_FLOOR_DEFAULT;
     uint32_t max = cfg.max_set ? cfg.max_us : VHOST_MOD_CEILING_DEFAULT;
+    uint32_t watermark = cfg.watermark_set ? cfg.watermark : 0;
 
     if (error) {
         if (!nullable_string_is_equal(error, default_txp.error)) {
@@ -539,9 +593,10 @@ netdev_vhost_set_other_config(const struct smap *ovs_other_config)
     }
     if (mode == default_txp.mode && interval == default_txp.interval_us
         && kicks == default_txp.coalesce_kicks && min == default_txp.min_us
-        && max == default_txp.max_us) {
+        && max == default_txp.max_us && watermark == default_txp.watermark) {
         return;
     }
+    default_txp.watermark = watermark;
     default_txp.mode = mode;
     default_txp.interval_us = interval;
     default_txp.coalesce_kicks = kicks;
@@ -553,11 +608,16 @@ netdev_vhost_set_other_config(const struct smap *ovs_other_config)
         snprintf(bounds, sizeof bounds, ", adaptive %"PRIu32" to %"PRIu32
                  " us", min, max);
     }
-    VLOG_INFO("vhost tx flush default: mode %s, interval %"PRIu32" us%s%s",
+    char wm[48] = "";
+    if (watermark) {
+        snprintf(wm, sizeof wm, ", kick watermark %"PRIu32" packets",
+                 watermark);
+    }
+    VLOG_INFO("vhost tx flush default: mode %s, interval %"PRIu32" us%s%s%s",
               vhost_txp_mode_to_string(mode), interval,
               kicks == NETDEV_VHOST_HAS_DEFERRED_KICKS ? ""
               : kicks ? ", coalescing kicks" : ", coalescing packets",
-              bounds);
+              bounds, wm);
 
     netdev_vhost_for_each_locked(apply_defaults, NULL);
 }

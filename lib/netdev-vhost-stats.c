@@ -65,6 +65,7 @@ enum stat {
     ST_Q_FLUSH_FULL,
     ST_Q_FLUSH_GUEST,
     ST_Q_FLUSH_RECONFIG,
+    ST_Q_FLUSH_WATERMARK,
     ST_Q_STAGED_DROPS,
     ST_Q_KICKS,
     ST_Q_MAX_WAIT_US,
@@ -83,6 +84,7 @@ enum stat {
     ST_Q_KICKS_TEARDOWN,
     ST_Q_KICKS_PENDING,
     ST_Q_KICKS_MAX_DELAY_US,
+    ST_Q_KICKS_WATERMARK,
     /* Queue counters of adaptive moderation (lib/vhost-moderation.h). */
     ST_Q_INTERVAL_US,
     ST_Q_INTERVAL_CHANGES,
@@ -135,6 +137,8 @@ static const struct stat_def stat_defs[N_STATS] = {
         "flushes: the guest stopped wanting interrupts" },
     [ST_Q_FLUSH_RECONFIG] = { "flush_reconfigure", STAT_QUEUE, true,
         "flushes: reconfigure, disable or destroy" },
+    [ST_Q_FLUSH_WATERMARK] = { "flush_watermark", STAT_QUEUE, true,
+        "flushes: tx-kick-watermark packets staged (a number below 32)" },
     [ST_Q_STAGED_DROPS] = { "staged_drops", STAT_QUEUE, true,
         "staged packets dropped: the queue or device went away" },
     [ST_Q_KICKS] = { "kicks", STAT_QUEUE, true,
@@ -173,6 +177,11 @@ static const struct stat_def stat_defs[N_STATS] = {
         "1 if a kick is held at this moment", true },
     [ST_Q_KICKS_MAX_DELAY_US] = { "kicks_max_delay_us", STAT_QUEUE, true,
         "longest from a kick's take-over to its delivery, microseconds",
+        true },
+    [ST_Q_KICKS_WATERMARK] = { "kicks_watermark", STAT_QUEUE, true,
+        "held kicks delivered before their interval ended because the "
+        "guest's ring reached the watermark (tx-kick-watermark packets "
+        "placed since the last kick, or fewer than 32 free entries)",
         true },
     [ST_Q_INTERVAL_US] = { "interval_us", STAT_QUEUE, false,
         "coalescing interval in force, microseconds (adaptive: the "
@@ -314,6 +323,7 @@ queue_stats_read(struct netdev_vhost *dev, int vid, int q,
     v[ST_Q_KICKS_POSTPONED] = ks.postponed;
     v[ST_Q_KICKS_DISCARDED] = ks.discarded;
     v[ST_Q_KICKS_MAX_DELAY_US] = ks.max_delay_us;
+    v[ST_Q_KICKS_WATERMARK] = ks.watermark;
     v[ST_Q_KICKS_COALESCED] = (NETDEV_VHOST_HAS_DEFERRED_KICKS
                                ? qp->coalesced_base + ks.coalesced
                                  + netdev_vhost_vring_stat(
@@ -328,6 +338,7 @@ queue_stats_read(struct netdev_vhost *dev, int vid, int q,
     v[ST_Q_FLUSH_FULL] = st.txp.flushes[VHOST_TXP_FLUSH_FULL];
     v[ST_Q_FLUSH_GUEST] = st.txp.flushes[VHOST_TXP_FLUSH_GUEST];
     v[ST_Q_FLUSH_RECONFIG] = st.txp.flushes[VHOST_TXP_FLUSH_RECONFIG];
+    v[ST_Q_FLUSH_WATERMARK] = st.txp.flushes[VHOST_TXP_FLUSH_WATERMARK];
     v[ST_Q_STAGED_DROPS] = st.txp.staged_drops;
     v[ST_Q_MAX_WAIT_US] = st.txp.max_wait_us;
     v[ST_Q_KICKS] = qp->kicks_base + netdev_vhost_vring_kicks(vid, q);

@@ -285,6 +285,34 @@ guest_wants_interrupt(struct netdev_vhost *dev, struct netdev_vhost_txq *txq,
     return answer;
 }
 
+/* The room left in the guest's rx vring of queue pair 'q' of 'dev', for
+ * the ring watermark of a held kick (vhost_kick_placed()): its size in
+ * '*size' (0 if unknown) and in '*free_entries' the descriptors the driver
+ * made available that the device has not used yet (split ring: avail->idx
+ * minus used->idx, virtio 1.1 section 2.6; UINT32_MAX if unknown: a packed
+ * ring, whose free descriptors no index tells, or rings being changed).
+ * Under the ring guard, with the queue's tx_lock held. */
+static void
+ring_room(struct netdev_vhost *dev, struct netdev_vhost_txq *txq,
+          uint32_t *size, uint32_t *free_entries)
+{
+    *size = 0;
+    *free_entries = UINT32_MAX;
+    if (netdev_vhost_guard_enter(&txq->reading, &dev->rings_valid)
+        && txq->vring.avail && txq->vring.used) {
+        *size = txq->vring.size;
+        if (!(dev->features & (1ULL << VIRTIO_F_RING_PACKED))) {
+            uint16_t avail = __atomic_load_n(&txq->vring.avail->idx,
+                                             __ATOMIC_ACQUIRE);
+            uint16_t used = __atomic_load_n(&txq->vring.used->idx,
+                                            __ATOMIC_RELAXED);
+
+            *free_entries = (uint16_t) (avail - used);
+        }
+    }
+    netdev_vhost_guard_exit(&txq->reading);
+}
+
 /* Sending and dropping. */
 
 struct enqueue_ctx {
@@ -292,6 +320,7 @@ struct enqueue_ctx {
     struct netdev_vhost_txq *txq;
     int vid;
     int q;
+    uint32_t placed;            /* Packets placed in the ring so far. */
 };
 
 /* vhost_txp_send_func: places 'n' mbufs in the guest's rx vring of the
@@ -336,6 +365,7 @@ enqueue_cb(void *aux, void **pkts_, int n)
      * one): the mbufs go back to their mempools' per-lcore caches in bulk
      * (DPDK's rte_pktmbuf_free_bulk(), 22.11 and 24.11). */
     rte_pktmbuf_free_bulk(pkts, n);
+    ctx->placed += sent;
     netdev_vhost_counter_add(&txq->packets, sent);
     netdev_vhost_counter_add(&txq->bytes, bytes);
     netdev_vhost_counter_add(&txq->dropped, n - sent);
@@ -488,9 +518,21 @@ netdev_vhost_txq_send(struct netdev_vhost *dev, int q,
         kickq_moderate(&txq->kq, &txq->txp, cnt, wanted,
                        now ? now : time_usec());
     }
+    if (defer) {
+        /* The ring watermark: a held kick is due at once when the ring
+         * fills (lib/vhost-kick.h).  The ring is read only while a kick is
+         * held, so a polling guest's bursts read nothing more. */
+        uint32_t size = 0, free_entries = UINT32_MAX;
+
+        if (OVS_UNLIKELY(txq->kq.kick.pending)) {
+            ring_room(dev, txq, &size, &free_entries);
+        }
+        vhost_kick_placed(&txq->kq.kick, ctx.placed, size, free_entries);
+    }
     if (defer && OVS_UNLIKELY(txq->kq.kick.pending)) {
         /* This thread holds the lock that rxq_recv's delivery would try:
-         * deliver a due held kick of this queue now. */
+         * deliver a due held kick of this queue now (also one the
+         * watermark made due). */
         kick_run_locked(dev, q, vid, time_usec());
     }
     txq_unlock(dev, q, before);
@@ -586,7 +628,7 @@ void
 netdev_vhost_txq_set_policy(struct netdev_vhost *dev,
                             enum vhost_txp_mode mode, uint32_t interval_us,
                             bool coalesce_kicks, uint32_t min_us,
-                            uint32_t max_us)
+                            uint32_t max_us, uint32_t watermark)
 {
     long long int now = time_usec();
     bool adaptive = mode == VHOST_TXP_ADAPTIVE;
@@ -612,6 +654,8 @@ netdev_vhost_txq_set_policy(struct netdev_vhost *dev,
 
         vhost_txp_set_config(&txq->txp, mode, q_interval, now, enqueue_cb,
                              &ctx);
+        vhost_kick_set_watermark(&txq->kq.kick, watermark);
+        vhost_txp_set_watermark(&txq->txp, watermark);
         if (defer && txq->txp.n_staged) {
             vhost_txp_flush(&txq->txp, VHOST_TXP_FLUSH_RECONFIG, now,
                             enqueue_cb, &ctx);

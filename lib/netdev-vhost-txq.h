@@ -207,7 +207,10 @@ void netdev_vhost_txq_flush(struct netdev_vhost *dev, int q,
 void netdev_vhost_flush_all(struct netdev_vhost *dev, bool drop);
 
 /* Applies tx policy 'mode' and 'interval_us' (microseconds, as validated
- * by vhost_txp_parse_interval()) to every queue pair of 'dev', with
+ * by vhost_txp_parse_interval()) and the ring watermark 'watermark'
+ * (tx-kick-watermark: 0 for auto, else 1..VHOST_KICK_WATERMARK_MAX
+ * packets; lib/vhost-kick.h, vhost_txp_set_watermark()) to every queue
+ * pair of 'dev', with
  * deferred kicks instead of staging in auto and adaptive mode if
  * 'coalesce_kicks' (tx-coalesce=kicks; only in a
  * NETDEV_VHOST_DEFERRED_KICKS build), flushing what the new policy no
@@ -218,7 +221,8 @@ void netdev_vhost_flush_all(struct netdev_vhost *dev, bool drop);
 void netdev_vhost_txq_set_policy(struct netdev_vhost *dev,
                                  enum vhost_txp_mode mode,
                                  uint32_t interval_us, bool coalesce_kicks,
-                                 uint32_t min_us, uint32_t max_us);
+                                 uint32_t min_us, uint32_t max_us,
+                                 uint32_t watermark);
 
 /* A new device was created on 'dev' with negotiated virtio 'features'
  * (new_device(), vhost-events thread, before the id is published): the

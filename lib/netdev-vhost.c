@@ -717,6 +717,12 @@ netdev_vhost_get_status(const struct netdev *netdev, struct smap *args)
                     dev->txp_cfg.interval_us);
     smap_add(args, "tx_coalesce",
              dev->txp_cfg.coalesce_kicks ? "kicks" : "packets");
+    if (dev->txp_cfg.watermark) {
+        smap_add_format(args, "tx_kick_watermark", "%"PRIu32,
+                        dev->txp_cfg.watermark);
+    } else {
+        smap_add(args, "tx_kick_watermark", "auto");
+    }
     if (dev->txp_cfg.mode == VHOST_TXP_ADAPTIVE) {
         smap_add_format(args, "tx_flush_interval_min", "%"PRIu32,
                         dev->txp_cfg.min_us);

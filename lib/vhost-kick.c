@@ -70,9 +70,11 @@ vhost_kick_request(struct vhost_kick *k, long long int now_us)
         || now_us - k->last_kick_us >= (long long int) k->interval_us) {
         k->last_kick_us = now_us;
         k->stats.immediate++;
+        k->kicked_in_burst = true;
         return VHOST_KICK_NOW;
     }
     k->pending = true;
+    k->early = false;
     k->postpone_counted = false;
     k->pending_us = now_us;
     k->stats.taken_over++;
@@ -90,6 +92,7 @@ vhost_kick_request_now(struct vhost_kick *k, long long int now_us)
     k->stats.requests++;
     k->stats.immediate++;
     k->last_kick_us = now_us;
+    k->kicked_in_burst = true;
     return VHOST_KICK_NOW;
 }
 
@@ -102,13 +105,14 @@ vhost_kick_deadline(const struct vhost_kick *k)
     return k->pending ? k->last_kick_us + k->interval_us : LLONG_MAX;
 }
 
-/* True if a kick is pending on 'k' and due at 'now_us'.  Cheap: touches
- * no guest memory, so the caller asks the ring only when this is true.
- * Thread-safety: under the tx lock. */
+/* True if a kick is pending on 'k' and due at 'now_us' (its interval
+ * ended, or the ring reached its watermark: vhost_kick_placed()).  Cheap:
+ * touches no guest memory, so the caller asks the ring only when this is
+ * true.  Thread-safety: under the tx lock. */
 bool
 vhost_kick_due(const struct vhost_kick *k, long long int now_us)
 {
-    return k->pending && now_us >= vhost_kick_deadline(k);
+    return k->pending && (k->early || now_us >= vhost_kick_deadline(k));
 }
 
 /* Called on every PMD loop of the port with 'wants_intr', the guest's ring
@@ -147,7 +151,12 @@ vhost_kick_delivered(struct vhost_kick *k, long long int now_us)
     }
     long long int delay = now_us - k->pending_us;
 
+    if (k->early && now_us < vhost_kick_deadline(k)) {
+        k->stats.watermark++;
+    }
     k->pending = false;
+    k->early = false;
+    k->placed = 0;
     k->last_kick_us = now_us;
     k->stats.delivered++;
     if (delay > 0 && (uint64_t) delay > k->stats.max_delay_us) {
@@ -168,6 +177,9 @@ vhost_kick_reset(struct vhost_kick *k)
         k->pending = false;
         k->stats.discarded++;
     }
+    k->early = false;
+    k->placed = 0;
+    k->kicked_in_burst = false;
     k->last_kick_us = LLONG_MIN;
     k->point_known = false;
 }
@@ -225,4 +237,67 @@ vhost_kick_get_point(const struct vhost_kick *k, uint16_t *used_idx)
 {
     *used_idx = k->point_known ? k->point_used : 0;
     return k->point_known;
+}
+
+/* Sets the ring watermark of 'k' (see VHOST_KICK_WATERMARK_MAX): 0 for half
+ * the ring, else 1..VHOST_KICK_WATERMARK_MAX packets (larger values are
+ * taken as the maximum).  A pending kick that the new watermark makes due
+ * is delivered by the next vhost_kick_placed() that finds it reached.
+ * Thread-safety: under the tx lock. */
+void
+vhost_kick_set_watermark(struct vhost_kick *k, uint32_t watermark)
+{
+    k->watermark = (watermark > VHOST_KICK_WATERMARK_MAX
+                    ? VHOST_KICK_WATERMARK_MAX : watermark);
+}
+
+/* Returns the watermark in force for 'watermark' (0: half the ring, as
+ * vhost_kick_set_watermark()) on a ring of 'ring_size' entries (1..32768;
+ * 0 if unknown): never more than the ring holds; 0 (no placed-packets
+ * rule) if 'watermark' is 0 and the ring size is unknown.  Any thread. */
+uint32_t
+vhost_kick_watermark_effective(uint32_t watermark, uint32_t ring_size)
+{
+    if (!watermark) {
+        return ring_size / 2 ? ring_size / 2 : ring_size;
+    }
+    return ring_size && watermark > ring_size ? ring_size : watermark;
+}
+
+/* The caller's enqueue placed 'n' packets (0..) in the guest's ring of
+ * 'ring_size' entries (0 if unknown), which has 'free_entries' entries the
+ * guest made available and the device has not used yet (UINT32_MAX if
+ * unknown: packed ring, or rings being changed).  Counts the packets
+ * placed since the last kick (those of an enqueue during which a kick went
+ * out at once are covered by it and restart the count at 0) and, if a kick
+ * is pending, makes it due at once (vhost_kick_due()) when that count
+ * reaches the watermark (vhost_kick_watermark_effective()) or the free
+ * entries fall below VHOST_KICK_FREE_MIN (half the ring on rings of fewer
+ * than 64 entries).  The caller calls it after every enqueue of a
+ * deferring queue, also with 'n' 0.  Thread-safety: under the tx lock. */
+void
+vhost_kick_placed(struct vhost_kick *k, uint32_t n, uint32_t ring_size,
+                  uint32_t free_entries)
+{
+    if (k->kicked_in_burst) {
+        k->kicked_in_burst = false;
+        k->placed = 0;
+        if (!k->pending) {
+            return;
+        }
+        /* A held kick taken over after the immediate one of this burst
+         * (a retried enqueue): count this burst's packets for it. */
+    }
+    k->placed = (k->placed > UINT32_MAX - n ? UINT32_MAX : k->placed + n);
+    if (!k->pending || k->early) {
+        return;
+    }
+
+    uint32_t wm = vhost_kick_watermark_effective(k->watermark, ring_size);
+    uint32_t free_min = (ring_size && ring_size < 2 * VHOST_KICK_FREE_MIN
+                         ? ring_size / 2 : VHOST_KICK_FREE_MIN);
+
+    if ((wm && k->placed >= wm) || free_entries < free_min) {
+        k->early = true;
+    }
 }

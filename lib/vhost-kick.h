@@ -65,7 +65,21 @@ struct vhost_kick_stats {
                               * virtqueue went away (vhost_kick_reset()). */
     uint64_t max_delay_us;   /* Longest time from the first taken-over
                               * request to delivery of a kick, us. */
+    uint64_t watermark;      /* Delivered kicks that went out before their
+                              * interval ended because the ring reached
+                              * its watermark (vhost_kick_placed()). */
 };
+
+/* The ring watermark of a held kick: a held kick is due at once, before
+ * its interval ends, when the packets placed in the guest's ring since the
+ * last kick reach 'placed', or when the free entries of the guest's ring
+ * fall below one burst (VHOST_KICK_FREE_MIN): a guest asleep on a filling
+ * ring would otherwise drop what does not fit.  NIC interrupt moderation
+ * fires the same way after rx-frames packets (ethtool -C), whatever its
+ * timer says.  Entries, 1..VHOST_KICK_WATERMARK_MAX; 0 (the default,
+ * tx-kick-watermark=auto): half the ring the guest set up. */
+#define VHOST_KICK_WATERMARK_MAX 32768
+#define VHOST_KICK_FREE_MIN 32
 
 /* Moderation state of one queue.
  *
@@ -86,6 +100,15 @@ struct vhost_kick {
     uint16_t point_used;        /* Split ring: used->idx when the last kick
                                  * went out, for the EVENT_IDX "still
                                  * wanted" question (vhost-ring.h). */
+    uint32_t watermark;         /* 0 (half the ring) or 1..32768 packets:
+                                 * see VHOST_KICK_WATERMARK_MAX. */
+    uint32_t placed;            /* Packets placed since the last kick went
+                                 * out (saturating). */
+    bool kicked_in_burst;       /* A kick went out (VHOST_KICK_NOW) during
+                                 * the enqueue vhost_kick_placed() is told
+                                 * of next: its packets are covered. */
+    bool early;                 /* The pending kick reached the watermark:
+                                 * due at once. */
     struct vhost_kick_stats stats;
 };
 
@@ -106,5 +129,10 @@ void vhost_kick_set_deferring(struct vhost_kick *, bool deferring);
 void vhost_kick_note_point(struct vhost_kick *, uint16_t used_idx);
 void vhost_kick_forget_point(struct vhost_kick *);
 bool vhost_kick_get_point(const struct vhost_kick *, uint16_t *used_idx);
+void vhost_kick_set_watermark(struct vhost_kick *, uint32_t watermark);
+void vhost_kick_placed(struct vhost_kick *, uint32_t n, uint32_t ring_size,
+                       uint32_t free_entries);
+uint32_t vhost_kick_watermark_effective(uint32_t watermark,
+                                        uint32_t ring_size);
 
 #endif /* vhost-kick.h */

@@ -111,6 +111,9 @@ stage(struct vhost_txp *q, void **pkts, int n, long long int now_us,
         q->staged[q->n_staged++] = pkts[i];
         if (q->n_staged >= VHOST_TXP_MAX_STAGED) {
             vhost_txp_flush(q, VHOST_TXP_FLUSH_FULL, now_us, send, aux);
+        } else if (q->watermark
+                   && (uint32_t) q->n_staged >= q->watermark) {
+            vhost_txp_flush(q, VHOST_TXP_FLUSH_WATERMARK, now_us, send, aux);
         }
     }
 }
@@ -160,6 +163,20 @@ vhost_txp_burst(struct vhost_txp *q, bool wants_intr,
     if (deadline_reached(q, now_us)) {
         vhost_txp_flush(q, VHOST_TXP_FLUSH_DEADLINE, now_us, send, aux);
     }
+}
+
+/* Sets the staging watermark of 'q' (tx-kick-watermark as a number of
+ * packets; 0 for "auto"): a queue with 'watermark' packets staged is
+ * flushed at once (VHOST_TXP_FLUSH_WATERMARK), the same rule that delivers
+ * a held kick early (lib/vhost-kick.h, vhost_kick_placed()).  Staging
+ * holds at most VHOST_TXP_MAX_STAGED packets and flushes a full burst
+ * anyway, so only a watermark of 1..31 changes anything; "auto" (half the
+ * ring, 128 and more on the rings guests set up) never does.  Applies from
+ * the next staged packet.  One thread at a time per 'q' (caller locks). */
+void
+vhost_txp_set_watermark(struct vhost_txp *q, uint32_t watermark)
+{
+    q->watermark = watermark < VHOST_TXP_MAX_STAGED ? watermark : 0;
 }
 
 /* Adaptive moderation (lib/vhost-moderation.h) moved the interval of 'q'
@@ -317,8 +334,8 @@ vhost_txp_mode_from_string(const char *s, enum vhost_txp_mode *mode)
 }
 
 /* Returns the statistics spelling of 'reason' ("deadline", "full",
- * "guest", "reconfigure"), or "unknown" for a value outside the enum.  The
- * string is static.  Any thread. */
+ * "guest", "reconfigure", "watermark"), or "unknown" for a value outside
+ * the enum.  The string is static.  Any thread. */
 const char *
 vhost_txp_reason_to_string(enum vhost_txp_reason reason)
 {
@@ -331,6 +348,8 @@ vhost_txp_reason_to_string(enum vhost_txp_reason reason)
         return "guest";
     case VHOST_TXP_FLUSH_RECONFIG:
         return "reconfigure";
+    case VHOST_TXP_FLUSH_WATERMARK:
+        return "watermark";
     case VHOST_TXP_N_REASONS:
         break;
     }

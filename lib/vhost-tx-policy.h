@@ -57,6 +57,8 @@ enum vhost_txp_reason {
                                  * stopped wanting interrupts in auto). */
     VHOST_TXP_FLUSH_RECONFIG,   /* Mode or interval change (also to
                                  * immediate), queue disable, destroy. */
+    VHOST_TXP_FLUSH_WATERMARK,  /* 'watermark' packets staged (below
+                                 * VHOST_TXP_MAX_STAGED). */
     VHOST_TXP_N_REASONS
 };
 
@@ -85,6 +87,10 @@ struct vhost_txp {
     uint32_t interval_us;       /* VHOST_TXP_INTERVAL_MIN..MAX; in adaptive
                                  * mode also 0 (never stage). */
     int n_staged;               /* 0..VHOST_TXP_MAX_STAGED. */
+    uint32_t watermark;         /* Flush at this many staged packets
+                                 * (tx-kick-watermark, 1..31); 0 or
+                                 * VHOST_TXP_MAX_STAGED and above: at a
+                                 * full burst only. */
     long long int oldest_us;    /* Staging time of staged[0], valid only
                                  * while 'n_staged' > 0. */
     void *staged[VHOST_TXP_MAX_STAGED];
@@ -101,6 +107,7 @@ void vhost_txp_burst(struct vhost_txp *, bool wants_intr,
                      void **pkts, int n, long long int now_us,
                      vhost_txp_send_func *, void *aux);
 void vhost_txp_set_interval(struct vhost_txp *, uint32_t interval_us);
+void vhost_txp_set_watermark(struct vhost_txp *, uint32_t watermark);
 bool vhost_txp_run(struct vhost_txp *, long long int now_us,
                    vhost_txp_send_func *, void *aux);
 void vhost_txp_flush(struct vhost_txp *, enum vhost_txp_reason,

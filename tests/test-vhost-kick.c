@@ -20,6 +20,7 @@
 
 #include "vhost-kick.h"
 
+#include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -211,6 +212,84 @@ scenario_point(void)
            vhost_kick_request_now(&k, 1) == VHOST_KICK_NOW ? "now" : "defer");
 }
 
+static void
+placed(long long int t, uint32_t n, uint32_t size, uint32_t free_entries)
+{
+    char free_s[16];
+
+    vhost_kick_placed(&k, n, size, free_entries);
+    snprintf(free_s, sizeof free_s, "%"PRIu32, free_entries);
+    printf("t=%lld: placed %"PRIu32" (ring %"PRIu32", free %s) -> since "
+           "kick %"PRIu32", %s\n", t, n, size,
+           free_entries == UINT32_MAX ? "unknown" : free_s, k.placed,
+           !k.pending ? "nothing pending"
+           : vhost_kick_due(&k, t) ? "due" : "held");
+}
+
+/* The ring watermark: a held kick is due at once when the packets placed
+ * since the last kick reach the watermark (half the ring by default, never
+ * more than the ring) or the ring's free entries fall below one burst (half
+ * the ring on small rings); a kick the guest does not want is still
+ * postponed; a watermark kick delivered at or after its deadline is not
+ * counted as early; the packets of a burst whose kick went out at once
+ * are covered by it. */
+static void
+scenario_watermark(void)
+{
+    static const uint32_t eff[][2] = {
+        { 0, 256 }, { 0, 0 }, { 0, 1 }, { 64, 256 }, { 1000, 256 },
+        { 5, 0 }, { 32768, 32768 },
+    };
+
+    for (size_t i = 0; i < sizeof eff / sizeof eff[0]; i++) {
+        printf("effective watermark %"PRIu32" on ring %"PRIu32": %"PRIu32
+               "\n", eff[i][0], eff[i][1],
+               vhost_kick_watermark_effective(eff[i][0], eff[i][1]));
+    }
+    vhost_kick_init(&k, 50);
+    vhost_kick_set_deferring(&k, true);
+    request(0);
+    placed(0, 32, 256, UINT32_MAX);
+    request(1);
+    placed(1, 32, 256, UINT32_MAX);
+    placed(2, 32, 256, 200);
+    placed(3, 32, 256, UINT32_MAX);
+    placed(4, 32, 256, UINT32_MAX);
+    loop(4, 1);
+    printf("watermark kicks %llu\n",
+           (unsigned long long) k.stats.watermark);
+    request(10);
+    placed(10, 8, 256, 40);
+    placed(11, 8, 256, 31);
+    loop(11, 0);
+    loop(12, 1);
+    printf("watermark kicks %llu\n",
+           (unsigned long long) k.stats.watermark);
+    vhost_kick_set_watermark(&k, 1000);
+    request(100);
+    placed(100, 32, 256, UINT32_MAX);
+    request(101);
+    placed(101, 200, 256, UINT32_MAX);
+    placed(102, 56, 256, UINT32_MAX);
+    loop(151, 1);
+    printf("watermark kicks %llu\n",
+           (unsigned long long) k.stats.watermark);
+    vhost_kick_set_watermark(&k, 0);
+    request(300);
+    placed(300, 4, 32, 30);
+    request(301);
+    placed(301, 4, 32, 17);
+    placed(302, 4, 32, 15);
+    loop(302, 1);
+    request(303);
+    placed(303, 100, 0, UINT32_MAX);
+    vhost_kick_reset(&k);
+    printf("reset: since kick %"PRIu32", due %d\n", k.placed,
+           vhost_kick_due(&k, 303));
+    printf("watermark kicks %llu\n",
+           (unsigned long long) k.stats.watermark);
+}
+
 /* Random requests and loops with random ring answers: the counters
  * balance after every step, a due kick the guest wants is delivered on
  * that very loop, and no kick goes out less than an interval after the
@@ -262,6 +341,7 @@ main(int argc, char *argv[])
         { "interval", scenario_interval },
         { "random", scenario_random },
         { "point", scenario_point },
+        { "watermark", scenario_watermark },
     };
 
     if (argc != 2) {

@@ -554,10 +554,39 @@ test_adaptive(struct vhost_txp *q)
     printf("auto: set_interval 7 -> interval_us=%u\n", q->interval_us);
 }
 
+/* The staging watermark (tx-kick-watermark): 10 flushes at the 10th staged
+ * packet, also inside a burst; 32 and above and 0 ("auto") leave only the
+ * full-burst rule. */
+static void
+test_watermark(struct vhost_txp *q)
+{
+    init(q, VHOST_TXP_TIMED, 1000);
+    vhost_txp_set_watermark(q, 10);
+    printf("set_watermark 10 -> %u\n", q->watermark);
+    now = 0;
+    burst(q, true, 4);
+    show(q);
+    burst(q, true, 8);
+    show(q);
+    burst(q, true, 20);
+    show(q);
+    vhost_txp_set_watermark(q, 32);
+    printf("set_watermark 32 -> %u\n", q->watermark);
+    burst(q, true, 30);
+    show(q);
+    vhost_txp_set_watermark(q, 0);
+    printf("set_watermark 0 -> %u\n", q->watermark);
+    now = 1000;
+    run(q);
+    printf("watermark flushes %llu\n",
+           (unsigned long long) q->stats.flushes[VHOST_TXP_FLUSH_WATERMARK]);
+}
+
 static const struct {
     const char *name;
     void (*run)(struct vhost_txp *);
 } scenarios[] = {
+    { "watermark", test_watermark },
     { "immediate", test_immediate },
     { "timed-deadline", test_timed_deadline },
     { "auto-toggle", test_auto_toggle },
