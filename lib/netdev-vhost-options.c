@@ -167,8 +167,8 @@ parse_bound_option(const struct smap *args, const char *key_prefix,
     return error;
 }
 
-/* Parses 's', a value of option tx-kick-watermark: "auto" (0: half the
- * ring the guest set up) or a whole number of packets from 1 to
+/* Parses 's', a value of option tx-kick-watermark: "auto" (0: a quarter
+ * of the ring the guest set up) or a whole number of packets from 1 to
  * VHOST_KICK_WATERMARK_MAX (lib/vhost-kick.h), with nothing else.
  * Returns NULL and the value in '*watermark', or a malloc'd error message
  * with '*watermark' unchanged.  Any thread. */

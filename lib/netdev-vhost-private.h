@@ -191,7 +191,7 @@ struct netdev_vhost_txp_cfg {
                                      * DPDK 23.11+ only) or packets. */
     bool watermark_set;             /* options:tx-kick-watermark given. */
     uint32_t watermark;             /* Effective tx-kick-watermark: 0 for
-                                     * auto (half the ring), else
+                                     * auto (a quarter of the ring), else
                                      * 1..VHOST_KICK_WATERMARK_MAX. */
     char *error;                    /* Last rejected option, or NULL. */
 };

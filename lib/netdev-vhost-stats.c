@@ -89,6 +89,7 @@ enum stat {
     ST_Q_INTERVAL_US,
     ST_Q_INTERVAL_CHANGES,
     ST_Q_INTERVAL_SAMPLES,
+    ST_Q_INTERVAL_RING_FULL,
     ST_Q_WAKEUPS_PS,
     ST_Q_CLOSE_PCT,
     ST_Q_PPS,
@@ -190,6 +191,9 @@ static const struct stat_def stat_defs[N_STATS] = {
         "times adaptive moderation changed the interval" },
     [ST_Q_INTERVAL_SAMPLES] = { "interval_samples", STAT_QUEUE, true,
         "samples adaptive moderation closed" },
+    [ST_Q_INTERVAL_RING_FULL] = { "interval_ring_full", STAT_QUEUE, true,
+        "times adaptive moderation went back to the floor because the "
+        "guest's ring had no room for a packet" },
     [ST_Q_WAKEUPS_PS] = { NULL, STAT_QUEUE, false,
         "last sample: bursts that would wake the guest at the floor, per "
         "second" },
@@ -312,6 +316,7 @@ queue_stats_read(struct netdev_vhost *dev, int vid, int q,
     v[ST_Q_INTERVAL_US] = st.interval_us;
     v[ST_Q_INTERVAL_CHANGES] = st.mod.changes;
     v[ST_Q_INTERVAL_SAMPLES] = st.mod.samples;
+    v[ST_Q_INTERVAL_RING_FULL] = st.mod.ring_full;
     v[ST_Q_WAKEUPS_PS] = st.mod.last_wakeups_ps;
     v[ST_Q_CLOSE_PCT] = st.mod.last_close_pct;
     v[ST_Q_PPS] = st.mod.last_pps;

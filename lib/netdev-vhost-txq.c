@@ -179,14 +179,22 @@ kickq_configure(struct netdev_vhost_kickq *kq, bool defer, bool adaptive,
 
 /* Adaptive mode: records a burst of 'n_packets' that the queue sent at
  * 'now_us' (time_usec()), 'wanted' if the guest would have been woken for
- * it at the floor (see vhost_mod_burst()), and applies an interval change
- * to the kick deferral and to 'txp''s staging deadline.  With the queue's
- * tx_lock.  Both builds. */
+ * it at the floor (see vhost_mod_burst()), of whose packets (or of the
+ * staged packets the burst flushed) 'ring_full' found no room in the
+ * guest's ring (vhost_mod_ring_full(): back to the floor), and applies an
+ * interval change to the kick deferral and to 'txp''s staging deadline.
+ * With the queue's tx_lock.  Both builds. */
 static void
 kickq_moderate(struct netdev_vhost_kickq *kq, struct vhost_txp *txp,
-               uint32_t n_packets, bool wanted, long long int now_us)
+               uint32_t n_packets, bool wanted, uint32_t ring_full,
+               long long int now_us)
 {
-    if (vhost_mod_burst(&kq->mod, n_packets, wanted, now_us)) {
+    bool changed = vhost_mod_burst(&kq->mod, n_packets, wanted, now_us);
+
+    if (OVS_UNLIKELY(ring_full)) {
+        changed |= vhost_mod_ring_full(&kq->mod, now_us);
+    }
+    if (changed) {
         uint32_t us = vhost_mod_interval(&kq->mod);
 
         /* A held kick becomes due one new interval after the last kick;
@@ -321,6 +329,7 @@ struct enqueue_ctx {
     int vid;
     int q;
     uint32_t placed;            /* Packets placed in the ring so far. */
+    uint32_t dropped;           /* Packets the ring had no room for. */
 };
 
 /* vhost_txp_send_func: places 'n' mbufs in the guest's rx vring of the
@@ -366,6 +375,7 @@ enqueue_cb(void *aux, void **pkts_, int n)
      * (DPDK's rte_pktmbuf_free_bulk(), 22.11 and 24.11). */
     rte_pktmbuf_free_bulk(pkts, n);
     ctx->placed += sent;
+    ctx->dropped += n - sent;
     netdev_vhost_counter_add(&txq->packets, sent);
     netdev_vhost_counter_add(&txq->bytes, bytes);
     netdev_vhost_counter_add(&txq->dropped, n - sent);
@@ -515,7 +525,7 @@ netdev_vhost_txq_send(struct netdev_vhost *dev, int q,
                                       != kick_requests
                        : wants);
 
-        kickq_moderate(&txq->kq, &txq->txp, cnt, wanted,
+        kickq_moderate(&txq->kq, &txq->txp, cnt, wanted, ctx.dropped,
                        now ? now : time_usec());
     }
     if (defer) {

@@ -239,8 +239,8 @@ vhost_kick_get_point(const struct vhost_kick *k, uint16_t *used_idx)
     return k->point_known;
 }
 
-/* Sets the ring watermark of 'k' (see VHOST_KICK_WATERMARK_MAX): 0 for half
- * the ring, else 1..VHOST_KICK_WATERMARK_MAX packets (larger values are
+/* Sets the ring watermark of 'k' (see VHOST_KICK_WATERMARK_MAX): 0 for a
+ * quarter of the ring, else 1..VHOST_KICK_WATERMARK_MAX packets (larger values are
  * taken as the maximum).  A pending kick that the new watermark makes due
  * is delivered by the next vhost_kick_placed() that finds it reached.
  * Thread-safety: under the tx lock. */
@@ -251,15 +251,15 @@ vhost_kick_set_watermark(struct vhost_kick *k, uint32_t watermark)
                     ? VHOST_KICK_WATERMARK_MAX : watermark);
 }
 
-/* Returns the watermark in force for 'watermark' (0: half the ring, as
- * vhost_kick_set_watermark()) on a ring of 'ring_size' entries (1..32768;
+/* Returns the watermark in force for 'watermark' (0: a quarter of the
+ * ring, see VHOST_KICK_WATERMARK_MAX) on a ring of 'ring_size' entries (1..32768;
  * 0 if unknown): never more than the ring holds; 0 (no placed-packets
  * rule) if 'watermark' is 0 and the ring size is unknown.  Any thread. */
 uint32_t
 vhost_kick_watermark_effective(uint32_t watermark, uint32_t ring_size)
 {
     if (!watermark) {
-        return ring_size / 2 ? ring_size / 2 : ring_size;
+        return ring_size / 4 ? ring_size / 4 : ring_size;
     }
     return ring_size && watermark > ring_size ? ring_size : watermark;
 }

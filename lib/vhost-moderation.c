@@ -265,6 +265,32 @@ vhost_mod_burst(struct vhost_mod *m, uint32_t n_packets, bool wanted,
     return false;
 }
 
+/* The guest's ring had no room for some packets of a burst sent at
+ * 'now_us' (the caller counted them as dropped): the guest does not keep
+ * up with what one kick per interval gives it, so any interval above the
+ * floor costs packets.  Back to the floor at once, and a new sample
+ * starts, so that the next decision sees the floor's wake-ups only
+ * (counted in stats.ring_full when the interval was above the floor).
+ * Returns true if the interval changed (stats.changes): the caller
+ * applies it.  The ring is the resource NIC moderation watches too: a
+ * NIC's rx-frames fires before its timer. */
+bool
+vhost_mod_ring_full(struct vhost_mod *m, long long int now_us)
+{
+    uint32_t old = vhost_mod_interval(m);
+
+    m->profile = 0;
+    m->prev_target = 0;
+    m->started = true;
+    sample_restart(m, now_us);
+    if (vhost_mod_interval(m) != old) {
+        m->stats.ring_full++;
+        m->stats.changes++;
+        return true;
+    }
+    return false;
+}
+
 /* Zeroes the counters of 'm'; the profile and the open sample are kept. */
 void
 vhost_mod_clear_stats(struct vhost_mod *m)

@@ -86,6 +86,8 @@ struct vhost_mod_stats {
     uint64_t last_pps;          /* Last sample: packets per second. */
     uint64_t last_close_pct;    /* Last sample: % of wanted bursts within
                                  * the ceiling of the previous one. */
+    uint64_t ring_full;         /* Returns to the floor because the guest's
+                                 * ring was full (vhost_mod_ring_full()). */
 };
 
 struct vhost_mod {
@@ -112,6 +114,7 @@ bool vhost_mod_set_bounds(struct vhost_mod *, uint32_t floor_us,
                           uint32_t ceiling_us);
 bool vhost_mod_burst(struct vhost_mod *, uint32_t n_packets, bool wanted,
                      long long int now_us);
+bool vhost_mod_ring_full(struct vhost_mod *, long long int now_us);
 uint32_t vhost_mod_interval(const struct vhost_mod *);
 uint32_t vhost_mod_profile_us(const struct vhost_mod *, int profile);
 int vhost_mod_target(uint64_t wanted, uint64_t close,

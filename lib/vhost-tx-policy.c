@@ -170,8 +170,9 @@ vhost_txp_burst(struct vhost_txp *q, bool wants_intr,
  * flushed at once (VHOST_TXP_FLUSH_WATERMARK), the same rule that delivers
  * a held kick early (lib/vhost-kick.h, vhost_kick_placed()).  Staging
  * holds at most VHOST_TXP_MAX_STAGED packets and flushes a full burst
- * anyway, so only a watermark of 1..31 changes anything; "auto" (half the
- * ring, 128 and more on the rings guests set up) never does.  Applies from
+ * anyway, so only a watermark of 1..31 changes anything; "auto" (0)
+ * leaves staging at a full burst (a quarter of the 256 entries and more
+ * of the rings guests set up is 64 and more).  Applies from
  * the next staged packet.  One thread at a time per 'q' (caller locks). */
 void
 vhost_txp_set_watermark(struct vhost_txp *q, uint32_t watermark)

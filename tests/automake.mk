@@ -14,9 +14,11 @@ tests_test_vhost_kick_SOURCES = tests/test-vhost-kick.c lib/vhost-kick.c
 tests_test_vhost_kick_CPPFLAGS = -I $(top_srcdir)/lib
 tests_test_vhost_kick_CFLAGS = -std=gnu99 -Wall -Wextra $(SANITIZER_FLAGS)
 tests_test_vhost_moderation_SOURCES = \
-	tests/test-vhost-moderation.c lib/vhost-moderation.c lib/vhost-tx-policy.c
+	tests/test-vhost-moderation.c lib/vhost-moderation.c lib/vhost-tx-policy.c \
+	lib/vhost-kick.c
 tests_test_vhost_moderation_CPPFLAGS = -I $(top_srcdir)/lib
 tests_test_vhost_moderation_CFLAGS = -std=gnu99 -Wall -Wextra $(SANITIZER_FLAGS)
+tests_test_vhost_moderation_LDADD = -lm
 
 TESTSUITE_AT = \
 	tests/testsuite.at \

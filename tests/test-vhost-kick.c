@@ -227,7 +227,7 @@ placed(long long int t, uint32_t n, uint32_t size, uint32_t free_entries)
 }
 
 /* The ring watermark: a held kick is due at once when the packets placed
- * since the last kick reach the watermark (half the ring by default, never
+ * since the last kick reach the watermark (a quarter of the ring by default, never
  * more than the ring) or the ring's free entries fall below one burst (half
  * the ring on small rings); a kick the guest does not want is still
  * postponed; a watermark kick delivered at or after its deadline is not
@@ -251,10 +251,10 @@ scenario_watermark(void)
     request(0);
     placed(0, 32, 256, UINT32_MAX);
     request(1);
-    placed(1, 32, 256, UINT32_MAX);
-    placed(2, 32, 256, 200);
-    placed(3, 32, 256, UINT32_MAX);
-    placed(4, 32, 256, UINT32_MAX);
+    placed(1, 16, 256, UINT32_MAX);
+    placed(2, 16, 256, 200);
+    placed(3, 16, 256, UINT32_MAX);
+    placed(4, 16, 256, UINT32_MAX);
     loop(4, 1);
     printf("watermark kicks %llu\n",
            (unsigned long long) k.stats.watermark);
