@@ -374,10 +374,11 @@ new_device(int vid)
     for (int i = 0; i < n_vrings; i++) {
         disable_guest_notifications(vid, i);
     }
-    /* DPDK's per-vring statistics start at zero only on a new connection:
-     * a device stopped and started on the same one (the guest's driver
-     * reloaded, the guest rebooted) keeps counting, and destroy_device()
-     * already added those kicks to kicks_base. */
+    /* DPDK's per-vring statistics (client ports only, as stock) start at
+     * zero only on a new connection: a device stopped and started on the
+     * same one (the guest's driver reloaded, the guest rebooted) keeps
+     * counting, and destroy_device() already added those to
+     * coalesced_base. */
     uint64_t features = 0;
     bool iommu = false;
 
@@ -385,10 +386,11 @@ new_device(int vid)
     for (int q = 0; q < NETDEV_VHOST_MAX_QP; q++) {
         struct netdev_vhost_qp *qp = &dev->qps[q];
 
-        qp->kicks_base -= netdev_vhost_vring_kicks(vid, q);
         if (NETDEV_VHOST_HAS_DEFERRED_KICKS) {
-            qp->coalesced_base -= netdev_vhost_vring_stat(
-                vid, q, "guest_notifications_suppressed");
+            if (dev->client) {
+                qp->coalesced_base -= netdev_vhost_vring_stat(
+                    vid, q, "guest_notifications_suppressed");
+            }
             /* The new virtqueues start with DPDK's irq_pending latch
              * clear: the connection's first kick goes out at once. */
             iommu = netdev_vhost_txq_connect(dev, q, features);
@@ -438,7 +440,6 @@ destroy_device(int vid)
 {
     char ifname[PATH_MAX];
     struct netdev_vhost *dev, *found;
-    uint64_t kicks_read[NETDEV_VHOST_MAX_QP];
     uint64_t suppressed_read[NETDEV_VHOST_MAX_QP];
 
     rte_vhost_get_ifname(vid, ifname, sizeof ifname);
@@ -456,16 +457,16 @@ destroy_device(int vid)
         netdev_vhost_guard_close(dev);
         ovs_mutex_unlock(&vid_map_mutex);
 
-        /* Keep the kick counts of this connection: DPDK's per-vring
-         * statistics vanish with the device.  (Kicks written after this
-         * read are added below.) */
+        /* Client ports: keep the coalesced kicks of this connection:
+         * DPDK's per-vring statistics vanish with the device.  (Kicks
+         * folded after this read are added below.)  The kicks themselves
+         * are ours (tx.kq.kicks, lib/netdev-vhost-kick.h): nothing to
+         * keep. */
         for (int q = 0; q < NETDEV_VHOST_MAX_QP; q++) {
             struct netdev_vhost_qp *qp = &dev->qps[q];
 
-            kicks_read[q] = netdev_vhost_vring_kicks(vid, q);
-            qp->kicks_base += kicks_read[q];
             suppressed_read[q] = 0;
-            if (NETDEV_VHOST_HAS_DEFERRED_KICKS) {
+            if (NETDEV_VHOST_HAS_DEFERRED_KICKS && dev->client) {
                 suppressed_read[q] = netdev_vhost_vring_stat(
                     vid, q, "guest_notifications_suppressed");
                 qp->coalesced_base += suppressed_read[q];
@@ -505,24 +506,20 @@ destroy_device(int vid)
             struct netdev_vhost_qp *qp = &found->qps[q];
 
             /* A PMD thread that read the id before it was withdrawn may
-             * have written a kick after the counts were read above (DPDK's
-             * own, inside an enqueue, or a held one): it held this queue's
-             * tx_lock, which netdev_vhost_flush_all() took since.  Without
-             * these, 'kicks' would miss them (seen when a PMD thread
-             * delivered a held kick here: kicks 1 for two written, one of
-             * them counted in kicks_delivered). */
-            qp->kicks_base += netdev_vhost_vring_kicks(vid, q) - kicks_read[q];
+             * have enqueued after the count was read above: it held this
+             * queue's tx_lock, which netdev_vhost_flush_all() took
+             * since. */
             if (NETDEV_VHOST_HAS_DEFERRED_KICKS) {
-                qp->coalesced_base += netdev_vhost_vring_stat(
-                    vid, q, "guest_notifications_suppressed")
-                    - suppressed_read[q];
-                /* Held kicks: delivered now, while the virtqueues and
-                 * their callfds exist (lib/netdev-vhost-txq.h).  Each
-                 * counts as a kick of this connection, whose count was
-                 * read just before. */
-                if (netdev_vhost_txq_teardown(found, q, vid)) {
-                    qp->kicks_base++;
+                if (found->client) {
+                    qp->coalesced_base += netdev_vhost_vring_stat(
+                        vid, q, "guest_notifications_suppressed")
+                        - suppressed_read[q];
                 }
+                /* Held kicks: delivered now, while the virtqueues and
+                 * their callfds exist (lib/netdev-vhost-txq.h); each is
+                 * counted once, as delivered (kicks_delivered and
+                 * kicks_teardown), which the port's kicks include. */
+                netdev_vhost_txq_teardown(found, q, vid);
             }
         }
         ovs_mutex_unlock(&found->mutex);
@@ -601,9 +598,11 @@ const struct rte_vhost_device_ops netdev_vhost_device_ops = {
     .features_changed = features_changed,
     .new_connection = new_connection,
     .destroy_connection = destroy_connection,
+    /* Counts the kicks DPDK writes inside our enqueues (DPDK 22.11 and
+     * later call it after every eventfd write; lib/netdev-vhost-kick.h). */
+    .guest_notified = netdev_vhost_guest_notified,
 #if NETDEV_VHOST_DEFERRED_KICKS
     .guest_notify = netdev_vhost_guest_notify,
-    .guest_notified = netdev_vhost_guest_notified,
 #endif
 };
 

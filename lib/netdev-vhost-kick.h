@@ -34,12 +34,20 @@
  * lib/vhost/vhost.h vhost_vring_inject_irq(), lib/vhost/vhost.c
  * rte_vhost_notify_guest()).
  *
- * With DPDK 22.11 (no NETDEV_VHOST_DEFERRED_KICKS) everything here
- * compiles to nothing and auto mode stages packets instead. */
+ * Kick counting (both builds): DPDK calls guest_notified() on the thread
+ * that wrote a kick's eventfd, right after it; the enqueue context that
+ * thread set (netdev_vhost_kick_enqueue_begin()) names the queue, so the
+ * port counts its kicks without DPDK's per-virtqueue statistics, which
+ * are enabled, as in stock OVS, only on client ports.
+ *
+ * With DPDK 22.11 (no NETDEV_VHOST_DEFERRED_KICKS) only the enqueue
+ * context and guest_notified() remain; auto mode stages packets
+ * instead. */
 
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "ovs-atomic.h"
 #include "vhost-kick.h"
 #include "vhost-moderation.h"
 
@@ -47,7 +55,9 @@ struct netdev_vhost;
 struct vhost_txp;
 
 /* Per tx queue (the guest's rx vring 2q) kick state.  Every member is
- * protected by the queue pair's tx_lock. */
+ * protected by the queue pair's tx_lock, except that the two atomic
+ * counters, written only by the holder of that lock, are read by any
+ * thread without it (the main thread's statistics). */
 struct netdev_vhost_kickq {
     bool defer;                 /* Auto mode in a deferred-kicks build:
                                  * guest_notify() takes kicks over. */
@@ -68,6 +78,18 @@ struct netdev_vhost_kickq {
     struct vhost_mod mod;       /* Adaptive moderation state and counters
                                  * (lib/vhost-moderation.h); kept across
                                  * connections. */
+    atomic_uint64_t kicks;      /* Kicks DPDK wrote itself inside an
+                                 * enqueue of ours (its guest_notified() op
+                                 * on the enqueueing thread), all
+                                 * connections, never reset.  The held
+                                 * kicks we write are kick.stats.delivered.
+                                 * Both builds. */
+    atomic_uint64_t coalesced;  /* Bursts placed while a kick of the queue
+                                 * was held and that the guest's ring, read
+                                 * right after the burst, asked a kick for
+                                 * (netdev_vhost_kick_enqueue_end()); all
+                                 * connections, never reset.  DPDK 23.11+
+                                 * only. */
 };
 
 #if NETDEV_VHOST_DEFERRED_KICKS
@@ -80,13 +102,19 @@ struct netdev_vhost_kickq {
  * (DPDK 23.11+) or "staged packets" (DPDK 22.11). */
 const char *netdev_vhost_kick_mechanism(void);
 
-/* Brackets rte_vhost_enqueue_burst() on queue pair 'q' of 'dev' (device
- * id 'vid'): guest_notify() answers only for the enqueue of the calling
- * thread that is between these two.  PMD or main thread, under the
- * queue's tx_lock. */
+/* Bracket every rte_vhost_enqueue_burst() of our tx path on queue pair
+ * 'q' of 'dev' (device id 'vid'), in both builds: the device ops DPDK
+ * calls on the calling thread between these two (guest_notify(), DPDK
+ * 23.11+; guest_notified(), 22.11 and later) are for that queue.
+ * guest_notified() then counts the kick DPDK wrote in the queue's
+ * 'kicks'; guest_notify() answers only for such an enqueue.  'sent' is the
+ * number of packets the enqueue placed in the ring (retries included):
+ * with deferred kicks, a burst placed while a kick of the queue was held
+ * is checked against the guest's ring for the queue's 'coalesced' count.
+ * PMD, main or vhost-events thread, under the queue's tx_lock. */
 void netdev_vhost_kick_enqueue_begin(struct netdev_vhost *dev, int q,
                                      int vid);
-void netdev_vhost_kick_enqueue_end(void);
+void netdev_vhost_kick_enqueue_end(int sent);
 
 /* Writes the held kick of queue pair 'q' of device 'vid' with
  * rte_vhost_notify_guest() (DPDK 23.11+).  Returns true if DPDK wrote the
@@ -104,8 +132,9 @@ bool netdev_vhost_kick_deliver(int vid, int q);
  * enqueue or the kick delivery, with the queue's tx_lock held. */
 void netdev_vhost_kick_note_used(struct netdev_vhost *dev, int q);
 
-/* rte_vhost_device_ops members (DPDK 23.07+ guest_notify, guest_notified):
- * see netdev-vhost-kick.c. */
+/* rte_vhost_device_ops members: guest_notify (DPDK 23.07+, registered
+ * with deferred kicks only) and guest_notified (DPDK 21.11+, registered in
+ * both builds): see netdev-vhost-kick.c. */
 bool netdev_vhost_guest_notify(int vid, uint16_t queue_id);
 void netdev_vhost_guest_notified(int vid);
 

@@ -162,9 +162,16 @@ struct netdev_vhost_qp {
     );
 
     PADDED_MEMBERS_CACHELINE_MARKER(CACHE_LINE_SIZE, cold,
-        uint64_t kicks_base;        /* Kicks of earlier connections. */
-        uint64_t coalesced_base;    /* DPDK's guest_notifications_suppressed
-                                     * of earlier connections. */
+        /* Offsets of the kick counters (lib/netdev-vhost-stats.c), main
+         * and vhost-events threads under dev->mutex. */
+        uint64_t kicks_cleared;     /* tx.kq.kicks at the last
+                                     * clear-stats. */
+        uint64_t coalesced_base;    /* Client ports: DPDK's
+                                     * guest_notifications_suppressed of
+                                     * earlier connections, less its value
+                                     * at the last clear-stats.  Server
+                                     * ports: minus tx.kq.coalesced at the
+                                     * last clear-stats. */
     );
 };
 BUILD_ASSERT_DECL(offsetof(struct netdev_vhost_qp, rx_hot)

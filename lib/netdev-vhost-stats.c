@@ -18,8 +18,8 @@
  * table of counters and everything that reads or clears them.  Main
  * thread: the class's get_stats and get_custom_stats (lib/netdev-vhost.c)
  * and the operator commands (lib/netdev-vhost-unixctl.c) call it; the
- * vhost-events thread reads DPDK's kick counts through
- * netdev_vhost_vring_kicks(). */
+ * vhost-events thread reads DPDK's count of coalesced kicks (client
+ * ports) through netdev_vhost_vring_stat(). */
 
 #include <config.h>
 
@@ -143,7 +143,10 @@ static const struct stat_def stat_defs[N_STATS] = {
     [ST_Q_STAGED_DROPS] = { "staged_drops", STAT_QUEUE, true,
         "staged packets dropped: the queue or device went away" },
     [ST_Q_KICKS] = { "kicks", STAT_QUEUE, true,
-        "guest notifications (eventfd writes), all connections" },
+        "guest notifications (eventfd writes to the queue's callfd), all "
+        "connections: those DPDK wrote in our enqueues (its "
+        "guest_notified() op, DPDK 22.11+) and the held ones we "
+        "delivered; every port type, DPDK statistics or not" },
     [ST_Q_MAX_WAIT_US] = { "max_wait_us", STAT_QUEUE, true,
         "longest a packet stayed staged, microseconds" },
     [ST_Q_QUERIES_SKIPPED] = { "queries_skipped", STAT_QUEUE, true,
@@ -161,8 +164,13 @@ static const struct stat_def stat_defs[N_STATS] = {
     [ST_Q_KICKS_DELIVERED] = { "kicks_delivered", STAT_QUEUE, true,
         "taken-over kicks delivered (rte_vhost_notify_guest())", true },
     [ST_Q_KICKS_COALESCED] = { "kicks_coalesced", STAT_QUEUE, true,
-        "kicks folded into a held one (DPDK's "
-        "guest_notifications_suppressed, all connections)", true },
+        "kicks folded into a held one, all connections.  Client ports: "
+        "DPDK's guest_notifications_suppressed (its statistics are on "
+        "there, as in stock).  Server ports: bursts placed while a kick "
+        "was held that the guest's ring, read right after the burst, "
+        "asked a kick for (what DPDK counts, but a burst that needed "
+        "retries counts once, and a guest that changes its ring's flags "
+        "during the burst may be seen otherwise)", true },
     [ST_Q_KICKS_POSTPONED] = { "kicks_postponed", STAT_QUEUE, true,
         "due kicks held on because the guest's ring did not want one",
         true },
@@ -260,12 +268,6 @@ netdev_vhost_vring_stat(int vid, int q, const char *stat)
     return 0;
 }
 
-uint64_t
-netdev_vhost_vring_kicks(int vid, int q)
-{
-    return netdev_vhost_vring_stat(vid, q, "guest_notifications");
-}
-
 /* Reads the port counters of 'dev' into 'v'.  dev->mutex held. */
 static void
 port_stats_read(struct netdev_vhost *dev, uint64_t v[N_STATS])
@@ -288,6 +290,22 @@ port_stats_read(struct netdev_vhost *dev, uint64_t v[N_STATS])
     v[ST_MEMPOOL_IN_USE] = netdev_vhost_mempool_in_use(dev->mp);
     v[ST_MEMPOOL_OVERFREED] = netdev_vhost_mempool_overfreed(dev->mp);
     v[ST_MEM_TABLE_MSGS] = netdev_vhost_counter_get(&dev->mem_table_msgs);
+}
+
+/* The part of kicks_coalesced of queue pair 'q' of 'dev' (device id 'vid')
+ * that is not the kick module's own (DPDK 23.11+): on client ports DPDK's
+ * guest_notifications_suppressed of the current connection (its
+ * statistics are enabled there, as in stock OVS); on server ports, where
+ * they are not, our own count of the bursts DPDK would have counted so
+ * (netdev_vhost_kick_enqueue_end()), all connections.  dev->mutex held. */
+static uint64_t
+coalesced_now(struct netdev_vhost *dev, int vid, int q)
+    OVS_REQUIRES(dev->mutex)
+{
+    return (dev->client
+            ? netdev_vhost_vring_stat(vid, q,
+                                      "guest_notifications_suppressed")
+            : netdev_vhost_counter_get(&dev->qps[q].tx.kq.coalesced));
 }
 
 /* Reads the queue counters of queue pair 'q' of 'dev', whose device id is
@@ -331,8 +349,7 @@ queue_stats_read(struct netdev_vhost *dev, int vid, int q,
     v[ST_Q_KICKS_WATERMARK] = ks.watermark;
     v[ST_Q_KICKS_COALESCED] = (NETDEV_VHOST_HAS_DEFERRED_KICKS
                                ? qp->coalesced_base + ks.coalesced
-                                 + netdev_vhost_vring_stat(
-                                     vid, q, "guest_notifications_suppressed")
+                                 + coalesced_now(dev, vid, q)
                                : 0);
 
     v[ST_Q_BURSTS] = st.txp.bursts;
@@ -346,7 +363,12 @@ queue_stats_read(struct netdev_vhost *dev, int vid, int q,
     v[ST_Q_FLUSH_WATERMARK] = st.txp.flushes[VHOST_TXP_FLUSH_WATERMARK];
     v[ST_Q_STAGED_DROPS] = st.txp.staged_drops;
     v[ST_Q_MAX_WAIT_US] = st.txp.max_wait_us;
-    v[ST_Q_KICKS] = qp->kicks_base + netdev_vhost_vring_kicks(vid, q);
+    /* Every kick written to the queue's callfd: by DPDK inside our
+     * enqueues, counted by its guest_notified() op, and the held ones we
+     * delivered (at their deadline or at teardown).  Both are kept across
+     * connections. */
+    v[ST_Q_KICKS] = (netdev_vhost_counter_get(&qp->tx.kq.kicks)
+                     - qp->kicks_cleared + ks.delivered);
 }
 
 /* Number of queue pairs statistics are reported for. */
@@ -629,20 +651,21 @@ netdev_vhost_stats_format(struct netdev *netdev, struct ds *ds)
 void
 netdev_vhost_stats_clear(struct netdev_vhost *dev)
 {
-    /* The device id under the mutex: destroy_device() adds the kicks of
-     * the connection to kicks_base and withdraws the id under it, so that
-     * the offset below belongs to the id it is used with. */
+    /* The device id under the mutex: destroy_device() adds DPDK's
+     * coalesced kicks of the connection to coalesced_base and withdraws
+     * the id under it, so that the offset below belongs to the id it is
+     * used with. */
     ovs_mutex_lock(&dev->mutex);
     int vid = netdev_vhost_get_vid(dev);
     for (int q = 0; q < NETDEV_VHOST_MAX_QP; q++) {
         struct netdev_vhost_qp *qp = &dev->qps[q];
 
         netdev_vhost_txq_clear_stats(dev, q);     /* ST_Q_BURSTS to _PPS */
-        /* ST_Q_KICKS, ST_Q_KICKS_COALESCED: DPDK's counters cannot be
-         * reset: offset them. */
-        qp->kicks_base = -netdev_vhost_vring_kicks(vid, q);
-        qp->coalesced_base = -netdev_vhost_vring_stat(
-            vid, q, "guest_notifications_suppressed");
+        /* ST_Q_KICKS, ST_Q_KICKS_COALESCED: counters written by the
+         * threads that kick (and DPDK's, which cannot be reset): offset
+         * them.  Their kick-module parts were cleared above. */
+        qp->kicks_cleared = netdev_vhost_counter_get(&qp->tx.kq.kicks);
+        qp->coalesced_base = -coalesced_now(dev, vid, q);
     }
     ovs_mutex_unlock(&dev->mutex);
 }

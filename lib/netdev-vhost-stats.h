@@ -21,7 +21,7 @@
  * clearable or not) that feeds the netdev_class statistics, the custom
  * statistics, and the operator commands netdev-vhost/show, /stats and
  * /clear-stats (lib/netdev-vhost-unixctl.c).  Main thread, except
- * netdev_vhost_vring_kicks(). */
+ * netdev_vhost_vring_stat(). */
 
 #include <stdint.h>
 
@@ -31,16 +31,12 @@ struct netdev_custom_stats;
 struct netdev_stats;
 struct netdev_vhost;
 
-/* Returns DPDK's count of kicks (guest notifications: eventfd writes to
- * the guest's callfd) on the rx vring of queue pair 'q' of rte_vhost device
- * 'vid', or 0 if unknown (no device, statistics disabled).  Any thread but
- * a PMD thread (it takes the library's vring lock). */
-uint64_t netdev_vhost_vring_kicks(int vid, int q);
-
 /* Returns DPDK's per-vring statistic 'stat' (its name without the
  * "tx_q<N>_" prefix, e.g. "guest_notifications_suppressed", DPDK 23.11+) of
- * the rx vring of queue pair 'q' of device 'vid', or 0 if unknown.  Any
- * thread but a PMD thread. */
+ * the rx vring of queue pair 'q' of device 'vid', or 0 if unknown (no
+ * device; DPDK's statistics are enabled only on client ports, as in stock
+ * OVS).  Any thread but a PMD thread (it takes the library's vring
+ * lock). */
 uint64_t netdev_vhost_vring_stat(int vid, int q, const char *stat);
 
 /* netdev_class 'get_stats': sums of the queue pairs' and the port's
@@ -67,9 +63,10 @@ void netdev_vhost_stats_show(struct netdev_vhost *dev, struct ds *ds);
 void netdev_vhost_stats_format(struct netdev *netdev, struct ds *ds);
 
 /* Resets the clearable counters of 'dev' (netdev-vhost/clear-stats):
- * the tx policy's counters, the kicks (by an offset: DPDK's cannot be
- * reset), the drops of netdev-vhost/show and the skipped questions.  Main
- * thread, no lock held (takes the port's mutex and every tx_lock). */
+ * the tx policy's counters, the kicks (by offsets: the counters are
+ * written by the threads that kick, DPDK's cannot be reset), the drops of
+ * netdev-vhost/show and the skipped questions.  Main thread, no lock held
+ * (takes the port's mutex and every tx_lock). */
 void netdev_vhost_stats_clear(struct netdev_vhost *dev);
 
 #endif /* netdev-vhost-stats.h */

@@ -345,14 +345,11 @@ enqueue_cb(void *aux, void **pkts_, int n)
     uint64_t bytes = 0;
 
     if (OVS_LIKELY(ctx->vid >= 0)) {
-        bool defer = NETDEV_VHOST_HAS_DEFERRED_KICKS && txq->kq.defer;
-
         atomic_read_relaxed(&ctx->dev->tx_retries_max, &max_retries);
-        if (defer) {
-            /* DPDK's guest_notify() on this thread answers for this
-             * enqueue only (lib/netdev-vhost-kick.c). */
-            netdev_vhost_kick_enqueue_begin(ctx->dev, ctx->q, ctx->vid);
-        }
+        /* DPDK's guest_notify() and guest_notified() on this thread are
+         * for this enqueue only: the latter counts its kicks
+         * (lib/netdev-vhost-kick.c).  Every enqueue, both builds. */
+        netdev_vhost_kick_enqueue_begin(ctx->dev, ctx->q, ctx->vid);
         for (;;) {
             int k = rte_vhost_enqueue_burst(ctx->vid,
                                             netdev_vhost_tx_vring(ctx->q),
@@ -363,9 +360,7 @@ enqueue_cb(void *aux, void **pkts_, int n)
             }
             retries++;
         }
-        if (defer) {
-            netdev_vhost_kick_enqueue_end();
-        }
+        netdev_vhost_kick_enqueue_end(sent);
     }
     for (int i = 0; i < sent; i++) {
         bytes += rte_pktmbuf_pkt_len(pkts[i]);

@@ -129,12 +129,13 @@ vhost_driver_setup(struct netdev_vhost *dev)
     OVS_EXCLUDED(netdev_vhost_mutex, dev->mutex)
 {
     const char *name = netdev_get_name(&dev->up);
-    /* DPDK's per-virtqueue statistics on server and client ports alike
-     * (stock: client ports only): the kick counters are DPDK's
-     * (guest_notifications, _suppressed).  They cost DPDK a few cycles per
-     * packet in every enqueue and dequeue (DESIGN-NOTES.md section 6). */
-    uint64_t flags = RTE_VHOST_USER_LINEARBUF_SUPPORT
-                     | RTE_VHOST_USER_NET_STATS_ENABLE;
+    /* DPDK's per-virtqueue statistics (RTE_VHOST_USER_NET_STATS_ENABLE)
+     * only on client ports, as stock OVS 3.1 and 3.5
+     * (netdev_dpdk_vhost_client_reconfigure(); server ports get
+     * LINEARBUF_SUPPORT only): they cost DPDK a few cycles per packet in
+     * every enqueue and dequeue.  The kick counters are ours
+     * (lib/netdev-vhost-kick.h), on every port type. */
+    uint64_t flags = RTE_VHOST_USER_LINEARBUF_SUPPORT;
     int err;
 
     /* Whether the guest is offered TSO: with userspace TSO, and for a
@@ -164,7 +165,7 @@ vhost_driver_setup(struct netdev_vhost *dev)
                             | NETDEV_TX_OFFLOAD_IPV4_CKSUM;
     }
     if (dev->client) {
-        flags |= RTE_VHOST_USER_CLIENT;
+        flags |= RTE_VHOST_USER_CLIENT | RTE_VHOST_USER_NET_STATS_ENABLE;
         if (netdev_vhost_iommu_enabled()) {
             flags |= RTE_VHOST_USER_IOMMU_SUPPORT;
         }
