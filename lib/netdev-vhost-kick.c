@@ -54,7 +54,8 @@ struct kick_tls {
     bool notified;              /* ...and DPDK wrote the eventfd. */
     bool held;                  /* The enqueue began with a kick of the
                                  * queue held (DPDK's irq_pending latch
-                                 * set): DPDK folds what it decides. */
+                                 * set): DPDK folds what it decides; a
+                                 * server port counts it itself. */
     bool point_known;           /* 'used_before' is valid. */
     uint16_t used_before;       /* Split ring: used->idx when the enqueue
                                  * began, if 'held'. */
@@ -67,7 +68,9 @@ DEFINE_STATIC_PER_THREAD_DATA(struct kick_tls, kick_tls,
 #if NETDEV_VHOST_DEFERRED_KICKS
 /* Reads used->idx of the tx vring of 'txq' of 'dev' into '*idx' under the
  * ring guard; false if the rings are being changed or the ring is packed
- * (no index to read).  With the queue's tx_lock. */
+ * (no index to read).  'dev->features' too is written by the vhost-events
+ * thread while the guard is closed (netdev_vhost_guard_open()): it is
+ * read inside.  With the queue's tx_lock. */
 static bool
 kick_read_used(struct netdev_vhost *dev, struct netdev_vhost_txq *txq,
                uint16_t *idx)
@@ -133,8 +136,10 @@ netdev_vhost_kick_enqueue_begin(struct netdev_vhost *dev, int q, int vid)
     /* DPDK's latch is set exactly while we hold a kick of the queue
      * (netdev_vhost_guest_notify() returned true and it was not delivered
      * since): read only then, so that a polling guest's bursts read no
-     * ring here. */
-    t->held = dev->qps[q].tx.kq.kick.pending;
+     * ring here; and only on server ports, where the count is ours (on
+     * client ports kicks_coalesced is DPDK's own, see coalesced_now() in
+     * lib/netdev-vhost-stats.c). */
+    t->held = dev->qps[q].tx.kq.kick.pending && !dev->client;
     if (OVS_UNLIKELY(t->held)) {
         t->point_known = kick_read_used(dev, &dev->qps[q].tx,
                                         &t->used_before);
@@ -205,16 +210,12 @@ netdev_vhost_kick_note_used(struct netdev_vhost *dev, int q)
     struct netdev_vhost_txq *txq = &dev->qps[q].tx;
     struct vhost_kick *kick = &txq->kq.kick;
 
+    uint16_t used;
+
     vhost_kick_forget_point(kick);
-    /* 'dev->features' too is written by the vhost-events thread while the
-     * guard is closed (netdev_vhost_guard_open()): read it inside. */
-    if (netdev_vhost_guard_enter(&txq->reading, &dev->rings_valid)
-        && txq->vring.used
-        && !(dev->features & (1ULL << VIRTIO_F_RING_PACKED))) {
-        vhost_kick_note_point(kick, __atomic_load_n(&txq->vring.used->idx,
-                                                    __ATOMIC_RELAXED));
+    if (kick_read_used(dev, txq, &used)) {
+        vhost_kick_note_point(kick, used);
     }
-    netdev_vhost_guard_exit(&txq->reading);
 }
 
 /* Writes the held kick of queue pair 'q' with rte_vhost_notify_guest().
