@@ -2035,8 +2035,26 @@ run_command(char *line)
     if ((fe.sock < 0 || fe.eof) && needs_connection(argv[0])) {
         result = RESULT_EOF;
     } else if (!strcmp(argv[0], "send") || !strcmp(argv[0], "post")) {
+        /* "post [Q [N]]": N packets (1..1000), one after the other, each
+         * once OVS took the one before (no shell round trip between). */
+        long n = 1;
+
         q = parse_queue(ARG(1));
-        result = q < 0 ? -1 : cmd_send(q, argv[0][0] == 's');
+        if (argv[0][0] == 'p' && ARG(2)) {
+            char *end;
+
+            n = strtol(argv[2], &end, 10);
+            if (*end || n < 1 || n > 1000) {
+                q = -1;
+            }
+        }
+        result = -1;
+        for (long i = 0; q >= 0 && i < n; i++) {
+            result = cmd_send(q, argv[0][0] == 's');
+            if (result < 0) {
+                break;
+            }
+        }
     } else if (!strcmp(argv[0], "hold")) {
         /* "hold [PORT] [Q]": a number is the queue. */
         bool numeric = ARG(1)
