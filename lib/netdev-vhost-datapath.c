@@ -487,7 +487,7 @@ netdev_vhost_rxq_recv(struct netdev_rxq *rxq, struct dp_packet_batch *batch,
     bool ready;
 
     if (OVS_UNLIKELY(netdev_vhost_txq_any_pending(dev))) {
-        netdev_vhost_txq_run_due(dev);
+        netdev_vhost_txq_run_due(dev, &qp->rx_wait);
     }
 
     /* Announce the use of the device id before reading it: destroy_device()

@@ -157,6 +157,8 @@ struct netdev_vhost_qp {
          * ring guard's, lib/netdev-vhost-guard.h). */
         atomic_bool rx_busy;
         bool rx_enabled;
+        struct netdev_vhost_txq_wait rx_wait;   /* This rxq's view of the
+                                                 * port's tx deadlines. */
         atomic_uint64_t rx_packets;
         atomic_uint64_t rx_bytes;
     );
@@ -279,6 +281,9 @@ struct netdev_vhost {
      * staged and with a kick held (lib/netdev-vhost-txq.h). */
     struct netdev_vhost_qmap staged;
     struct netdev_vhost_qmap kick_pending;
+    atomic_uint32_t due_seq;        /* Bumped whenever a queue's published
+                                     * deadline moves earlier
+                                     * (lib/netdev-vhost-txq.c). */
     struct netdev_vhost_qp qps[NETDEV_VHOST_MAX_QP];
 };
 

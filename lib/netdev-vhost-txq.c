@@ -17,9 +17,9 @@
 /* The transmit half of a queue pair (see netdev-vhost-txq.h).  Every
  * acquisition of a tx_lock is here, in txq_lock() and txq_trylock(), and
  * every release in txq_unlock(), which also keeps the port's two queue
- * maps (staged packets, held kicks) and the published staging deadline in
- * step with the queue.  Every flush or drop of staged packets goes through
- * txq_flush_locked(). */
+ * maps (staged packets, held kicks) and the published time of the queue's
+ * next work in step with the queue.  Every flush or drop of staged packets
+ * goes through txq_flush_locked(). */
 
 #include <config.h>
 
@@ -27,6 +27,7 @@
 
 #include <string.h>
 
+#include <rte_cycles.h>
 #include <rte_mbuf.h>
 #include <rte_vhost.h>
 
@@ -45,6 +46,14 @@
 COVERAGE_DEFINE(netdev_vhost_tx_contention);
 COVERAGE_DEFINE(netdev_vhost_query_skipped);
 COVERAGE_DEFINE(netdev_vhost_kick_not_delivered);
+
+/* TSC cycles per microsecond (rte_get_tsc_hz()), for the rxqs' waits in
+ * netdev_vhost_txq_run_due(); set by the main thread when the first port
+ * is made, before any PMD thread polls one. */
+static uint64_t tsc_per_us;
+
+/* The longest wait of an rxq, us (see netdev_vhost_txq_run_due()). */
+#define TXQ_WAIT_MAX_US 1000
 
 /* What a queue held when it was locked, for txq_unlock(): only a change
  * writes the port's queue maps. */
@@ -91,6 +100,23 @@ txq_trylock(struct netdev_vhost *dev, int q, unsigned int *held)
     return true;
 }
 
+/* When queue 'txq', holding 'held' (TXQ_HELD_*), next has work for
+ * netdev_vhost_txq_run_due(): see 'due' in struct netdev_vhost_txq. */
+static long long int
+txq_due(const struct netdev_vhost_txq *txq, unsigned int held)
+{
+    long long int due = LLONG_MAX;
+
+    if (held & TXQ_HELD_STAGED) {
+        due = vhost_txp_deadline(&txq->txp);
+    }
+    if (held & TXQ_HELD_KICK) {
+        due = MIN(due, (txq->kq.kick.early ? LLONG_MIN
+                        : vhost_kick_deadline(&txq->kq.kick)));
+    }
+    return due;
+}
+
 /* Sets or clears queue 'q' in 'map'.  With the queue's tx_lock. */
 static void
 qmap_set(struct netdev_vhost_qmap *map, int q, bool on)
@@ -106,10 +132,10 @@ qmap_set(struct netdev_vhost_qmap *map, int q, bool on)
     }
 }
 
-/* Brings the port's queue maps and the published staging deadline of queue
- * pair 'q' up to date, 'before' being what it held when it was locked, and
- * releases its tx_lock.  A queue that held nothing and holds nothing (a
- * polling guest's) writes none of them. */
+/* Brings the port's queue maps and the published time of the next work
+ * ('due') of queue pair 'q' up to date, 'before' being what it held when
+ * it was locked, and releases its tx_lock.  A queue that held nothing and
+ * holds nothing (a polling guest's) writes none of them. */
 static void
 txq_unlock(struct netdev_vhost *dev, int q, unsigned int before)
     OVS_RELEASES(dev->qps[q].tx.lock) OVS_NO_THREAD_SAFETY_ANALYSIS
@@ -124,9 +150,18 @@ txq_unlock(struct netdev_vhost *dev, int q, unsigned int before)
     if (OVS_UNLIKELY(changed & TXQ_HELD_KICK)) {
         qmap_set(&dev->kick_pending, q, after & TXQ_HELD_KICK);
     }
-    if ((before | after) & TXQ_HELD_STAGED) {
-        atomic_store_relaxed(&txq->staged_due,
-                             vhost_txp_deadline(&txq->txp));
+    if (before | after) {
+        long long int due = txq_due(txq, after), old;
+
+        atomic_read_relaxed(&txq->due, &old);
+        atomic_store_relaxed(&txq->due, due);
+        if (due < old) {
+            /* Ends the rxqs' waits (netdev_vhost_txq_run_due()). */
+            uint32_t orig;
+
+            atomic_add_explicit(&dev->due_seq, 1, &orig,
+                                memory_order_release);
+        }
     }
     rte_spinlock_unlock(&txq->lock.sl);
 }
@@ -212,10 +247,15 @@ netdev_vhost_txq_init(struct netdev_vhost *dev, int q,
 
     rte_spinlock_init(&txq->lock.sl);
     atomic_init(&txq->reading, false);
-    atomic_init(&txq->staged_due, LLONG_MAX);
+    atomic_init(&txq->due, LLONG_MAX);
     vhost_txp_init(&txq->txp, mode, interval_us);
     kickq_init(&txq->kq, interval_us);
+    if (!tsc_per_us) {
+        /* EAL is up: ports exist only with dpdk-init. */
+        tsc_per_us = MAX(rte_get_tsc_hz() / 1000000, 1);
+    }
     if (!q) {
+        atomic_init(&dev->due_seq, 0);
         for (int w = 0; w < ARRAY_SIZE(dev->staged.bits); w++) {
             atomic_init(&dev->staged.bits[w], 0);
             atomic_init(&dev->kick_pending.bits[w], 0);
@@ -534,10 +574,11 @@ netdev_vhost_txq_send(struct netdev_vhost *dev, int q,
         }
         vhost_kick_placed(&txq->kq.kick, ctx.placed, size, free_entries);
     }
-    if (defer && OVS_UNLIKELY(txq->kq.kick.pending)) {
-        /* This thread holds the lock that rxq_recv's delivery would try:
-         * deliver a due held kick of this queue now (also one the
-         * watermark made due). */
+    if (defer && OVS_UNLIKELY(txq->kq.kick.pending && txq->kq.kick.early)) {
+        /* The watermark made the held kick due: deliver it now, as this
+         * thread holds the lock.  A kick due at its deadline is left to
+         * netdev_vhost_txq_run_due() on the port's next rxq_recv, so that
+         * a burst while a kick is held reads no clock. */
         kick_run_locked(dev, q, vid, time_usec());
     }
     txq_unlock(dev, q, before);
@@ -552,9 +593,19 @@ netdev_vhost_txq_any_pending(const struct netdev_vhost *dev)
 }
 
 void
-netdev_vhost_txq_run_due(struct netdev_vhost *dev)
+netdev_vhost_txq_run_due(struct netdev_vhost *dev,
+                         struct netdev_vhost_txq_wait *wait)
 {
+    uint64_t tsc = rte_get_tsc_cycles();
+    uint32_t seq;
+
+    atomic_read_explicit(&dev->due_seq, &seq, memory_order_acquire);
+    if (seq == wait->seq && tsc < wait->until_tsc) {
+        return;
+    }
+
     long long int now = time_usec();
+    long long int next = LLONG_MAX;     /* Earliest deadline left. */
 
     for (int w = 0; w < ARRAY_SIZE(dev->staged.bits); w++) {
         uint64_t staged, kicks = 0;
@@ -568,20 +619,20 @@ netdev_vhost_txq_run_due(struct netdev_vhost *dev)
             int q = w * 64 + raw_ctz(bits);
             struct netdev_vhost_txq *txq = txq_get(dev, q);
             unsigned int before;
+            long long int due;
 
-            if (!(kicks & rightmost_1bit(bits))) {
-                long long int due;
-
-                /* Staged packets only: the lock is taken only once the
-                 * published deadline (a relaxed read: a stale value delays
-                 * the flush by one poll at most) has passed, so that the
-                 * rx PMD thread writes no tx_lock line before. */
-                atomic_read_relaxed(&txq->staged_due, &due);
-                if (due > now) {
-                    continue;
-                }
+            /* The lock is taken only once the published time of the
+             * queue's next work (a relaxed read: a stale value delays it
+             * by one poll at most) has come, so that the rx PMD thread
+             * writes no tx_lock line while a held kick or staged packets
+             * wait for their deadline. */
+            atomic_read_relaxed(&txq->due, &due);
+            if (due > now) {
+                next = MIN(next, due);
+                continue;
             }
             if (!txq_trylock(dev, q, &before)) {
+                next = LLONG_MIN;       /* Again on the next poll. */
                 continue;
             }
             /* Again with the lock: the state is the lock holder's. */
@@ -600,8 +651,17 @@ netdev_vhost_txq_run_due(struct netdev_vhost *dev)
                 kick_run_locked(dev, q, netdev_vhost_get_vid(dev), now);
             }
             txq_unlock(dev, q, before);
+            /* What is left (this thread's own store in txq_unlock()): a
+             * kick the guest did not want yet is asked about again on the
+             * next poll. */
+            atomic_read_relaxed(&txq->due, &due);
+            next = MIN(next, due);
         }
     }
+    wait->seq = seq;
+    wait->until_tsc = (next > now
+                       ? tsc + MIN(next - now, TXQ_WAIT_MAX_US) * tsc_per_us
+                       : 0);
 }
 
 void

@@ -114,13 +114,17 @@ struct netdev_vhost_txq {
     uint64_t queries_skipped;   /* Ring questions not asked: ring being
                                  * changed. */
     uint64_t dropped_base;      /* 'dropped' at the last clear-stats. */
-    atomic_llong staged_due;    /* vhost_txp_deadline() of 'txp' as of the
-                                 * last unlock that saw packets staged (us,
-                                 * time_usec(); LLONG_MAX: none), read
-                                 * without the lock by
-                                 * netdev_vhost_txq_run_due(), so that a
-                                 * queue whose deadline is ahead costs no
-                                 * lock write on the rx PMD thread. */
+    atomic_llong due;           /* When the queue next has work for
+                                 * netdev_vhost_txq_run_due(), as of the
+                                 * last unlock that saw packets staged or a
+                                 * kick held: the earlier of the staging
+                                 * deadline (vhost_txp_deadline()) and the
+                                 * held kick's (vhost_kick_deadline(), or
+                                 * LLONG_MIN once the ring watermark made
+                                 * it due); us, time_usec(); LLONG_MAX:
+                                 * none.  Read without the lock, so that a
+                                 * queue whose work is ahead costs the rx
+                                 * PMD thread no lock write. */
     atomic_uint64_t packets;    /* Placed in the used ring. */
     atomic_uint64_t bytes;
     atomic_uint64_t dropped;    /* Not accepted after retries. */
@@ -176,15 +180,31 @@ void netdev_vhost_txq_send(struct netdev_vhost *dev, int q,
  * netdev_vhost_txq_run_due() has work to look at.  Any thread. */
 bool netdev_vhost_txq_any_pending(const struct netdev_vhost *dev);
 
+/* What one rxq of a port knows of the port's next transmit-side work,
+ * for netdev_vhost_txq_run_due(): until the TSC reaches 'until_tsc', and
+ * while the port's 'due_seq' is still 'seq', no queue of the port has
+ * work due, so a poll reads neither the clock nor a queue.  Written by
+ * the PMD thread that polls the rxq. */
+struct netdev_vhost_txq_wait {
+    uint64_t until_tsc;         /* rte_get_tsc_cycles() value; 0: none. */
+    uint32_t seq;               /* The port's 'due_seq' when it was set. */
+};
+
 /* Flushes the staged packets whose deadline passed and delivers the held
  * kicks that are due, of every queue pair of 'dev', in one scan.  PMD
  * threads, from rxq_recv of any rxq of the port, so that nothing stays
  * staged or held when no more traffic comes, whichever PMD thread polls
- * the port.  Skips a queue whose tx_lock another thread holds: a PMD
- * thread sending on it runs it before it lets go; after the main or
- * vhost-events thread (statistics, policy, connect, teardown) the next
- * poll does. */
-void netdev_vhost_txq_run_due(struct netdev_vhost *dev);
+ * the port; 'wait' is that rxq's (see above): a poll before the earliest
+ * published deadline of the port costs one TSC read and two loads, no
+ * clock_gettime() (about 100 cycles a call on the test machines, on every
+ * poll while a kick is held).  The wait is at most 1 ms of TSC cycles
+ * (ample against the drift between the TSC and the monotonic clock), and
+ * it ends at once when any queue's deadline moves earlier.  Skips a queue
+ * whose tx_lock another thread holds: a PMD thread sending on it runs it
+ * before it lets go; after the main or vhost-events thread (statistics,
+ * policy, connect, teardown) the next poll does. */
+void netdev_vhost_txq_run_due(struct netdev_vhost *dev,
+                              struct netdev_vhost_txq_wait *wait);
 
 /* How netdev_vhost_txq_flush() empties a queue.  Every one drops and
  * counts the staged packets instead when the port has no device. */
