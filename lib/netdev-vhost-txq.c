@@ -155,8 +155,11 @@ txq_unlock(struct netdev_vhost *dev, int q, unsigned int before)
 
         atomic_read_relaxed(&txq->due, &old);
         atomic_store_relaxed(&txq->due, due);
-        if (due < old) {
-            /* Ends the rxqs' waits (netdev_vhost_txq_run_due()). */
+        if (due < old || changed) {
+            /* Ends the rxqs' waits (netdev_vhost_txq_run_due()): a
+             * deadline moved earlier, or the queue maps changed (a poller
+             * that read the two maps between a clear and a set saw
+             * neither bit of this queue). */
             uint32_t orig;
 
             atomic_add_explicit(&dev->due_seq, 1, &orig,
@@ -659,9 +662,15 @@ netdev_vhost_txq_run_due(struct netdev_vhost *dev,
         }
     }
     wait->seq = seq;
-    wait->until_tsc = (next > now
-                       ? tsc + MIN(next - now, TXQ_WAIT_MAX_US) * tsc_per_us
-                       : 0);
+    if (next > now) {
+        uint64_t cycles = MIN(next - now, TXQ_WAIT_MAX_US) * tsc_per_us;
+
+        /* 31/32 of it: an overstated TSC rate ends the wait early, not
+         * late. */
+        wait->until_tsc = tsc + cycles - cycles / 32;
+    } else {
+        wait->until_tsc = 0;
+    }
 }
 
 void

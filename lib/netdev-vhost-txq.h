@@ -198,11 +198,12 @@ struct netdev_vhost_txq_wait {
  * published deadline of the port costs one TSC read and two loads, no
  * clock_gettime() (about 100 cycles a call on the test machines, on every
  * poll while a kick is held).  The wait is at most 1 ms of TSC cycles
- * (ample against the drift between the TSC and the monotonic clock), and
- * it ends at once when any queue's deadline moves earlier.  Skips a queue
- * whose tx_lock another thread holds: a PMD thread sending on it runs it
- * before it lets go; after the main or vhost-events thread (statistics,
- * policy, connect, teardown) the next poll does. */
+ * (ample against the drift between the TSC and the monotonic clock),
+ * 31/32 of the time to the deadline (a TSC rate that DPDK overstates
+ * ends it early, not late), and it ends at once when any queue's
+ * deadline moves earlier or the port's queue maps change.  A queue whose
+ * tx_lock another thread holds is tried again on the next poll (the
+ * send path itself delivers only a kick the ring watermark made due). */
 void netdev_vhost_txq_run_due(struct netdev_vhost *dev,
                               struct netdev_vhost_txq_wait *wait);
 
