@@ -66,6 +66,7 @@ enum stat {
     ST_Q_FLUSH_GUEST,
     ST_Q_FLUSH_RECONFIG,
     ST_Q_FLUSH_WATERMARK,
+    ST_Q_BURSTS_RING_FULL,
     ST_Q_STAGED_DROPS,
     ST_Q_KICKS,
     ST_Q_MAX_WAIT_US,
@@ -85,6 +86,7 @@ enum stat {
     ST_Q_KICKS_PENDING,
     ST_Q_KICKS_MAX_DELAY_US,
     ST_Q_KICKS_WATERMARK,
+    ST_Q_KICKS_RING_FULL,
     /* Queue counters of adaptive moderation (lib/vhost-moderation.h). */
     ST_Q_INTERVAL_US,
     ST_Q_INTERVAL_CHANGES,
@@ -140,6 +142,9 @@ static const struct stat_def stat_defs[N_STATS] = {
         "flushes: reconfigure, disable or destroy" },
     [ST_Q_FLUSH_WATERMARK] = { "flush_watermark", STAT_QUEUE, true,
         "flushes: tx-kick-watermark packets staged (a number below 32)" },
+    [ST_Q_BURSTS_RING_FULL] = { "bursts_ring_full", STAT_QUEUE, true,
+        "bursts sent at once, not staged (auto and adaptive modes), "
+        "because the guest's ring overflowed in the last millisecond" },
     [ST_Q_STAGED_DROPS] = { "staged_drops", STAT_QUEUE, true,
         "staged packets dropped: the queue or device went away" },
     [ST_Q_KICKS] = { "kicks", STAT_QUEUE, true,
@@ -192,6 +197,10 @@ static const struct stat_def stat_defs[N_STATS] = {
         "guest's ring reached the watermark (tx-kick-watermark packets "
         "placed since the last kick, or fewer than 32 free entries)",
         true },
+    [ST_Q_KICKS_RING_FULL] = { "kicks_ring_full", STAT_QUEUE, true,
+        "kicks that went out at once, or held ones before their interval "
+        "ended, because the guest's ring overflowed in the last "
+        "millisecond", true },
     [ST_Q_INTERVAL_US] = { "interval_us", STAT_QUEUE, false,
         "coalescing interval in force, microseconds (adaptive: the "
         "moderation's current one; else tx-flush-interval)" },
@@ -347,6 +356,7 @@ queue_stats_read(struct netdev_vhost *dev, int vid, int q,
     v[ST_Q_KICKS_DISCARDED] = ks.discarded;
     v[ST_Q_KICKS_MAX_DELAY_US] = ks.max_delay_us;
     v[ST_Q_KICKS_WATERMARK] = ks.watermark;
+    v[ST_Q_KICKS_RING_FULL] = ks.ring_full;
     v[ST_Q_KICKS_COALESCED] = (NETDEV_VHOST_HAS_DEFERRED_KICKS
                                ? qp->coalesced_base + ks.coalesced
                                  + coalesced_now(dev, vid, q)
@@ -361,6 +371,7 @@ queue_stats_read(struct netdev_vhost *dev, int vid, int q,
     v[ST_Q_FLUSH_GUEST] = st.txp.flushes[VHOST_TXP_FLUSH_GUEST];
     v[ST_Q_FLUSH_RECONFIG] = st.txp.flushes[VHOST_TXP_FLUSH_RECONFIG];
     v[ST_Q_FLUSH_WATERMARK] = st.txp.flushes[VHOST_TXP_FLUSH_WATERMARK];
+    v[ST_Q_BURSTS_RING_FULL] = st.txp.ring_full_bursts;
     v[ST_Q_STAGED_DROPS] = st.txp.staged_drops;
     v[ST_Q_MAX_WAIT_US] = st.txp.max_wait_us;
     /* Every kick written to the queue's callfd: by DPDK inside our

@@ -557,6 +557,17 @@ netdev_vhost_txq_send(struct netdev_vhost *dev, int q,
 
     vhost_txp_burst(&txq->txp, wants, (void **) batch->packets, cnt, now,
                     enqueue_cb, &ctx);
+    if (OVS_UNLIKELY(ctx.dropped)) {
+        /* The guest's ring overflowed: hold nothing on this queue for a
+         * while (lib/vhost-ring.h, VHOST_RING_FULL_HOLDOFF_US).  A held
+         * kick becomes due at once and goes out below. */
+        long long int full_now = now ? now : time_usec();
+
+        vhost_txp_ring_full(&txq->txp, full_now);
+        if (defer) {
+            vhost_kick_ring_full(&txq->kq.kick, full_now);
+        }
+    }
     if (OVS_UNLIKELY(txq->kq.adaptive)) {
         bool wanted = (defer
                        ? kick_held || txq->kq.kick.stats.requests

@@ -33,6 +33,7 @@ vhost_kick_init(struct vhost_kick *k, uint32_t interval_us)
     memset(k, 0, sizeof *k);
     k->interval_us = interval_us;
     k->last_kick_us = LLONG_MIN;
+    k->full_until_us = LLONG_MIN;
 }
 
 /* Changes the interval of 'k' to 'interval_us' (1 to 1000000 us, or 0 from
@@ -49,8 +50,10 @@ vhost_kick_set_interval(struct vhost_kick *k, uint32_t interval_us)
 /* DPDK has decided that the guest wants a kick on this queue (it calls
  * guest_notify() only then: DPDK 24.11 lib/vhost/vhost.h,
  * vhost_vring_call_split() and vhost_vring_call_packed()).  Returns
- * VHOST_KICK_NOW when no kick went out in the last interval: the caller
- * returns false and the library writes the eventfd at once.  Otherwise the
+ * VHOST_KICK_NOW when no kick went out in the last interval, or the
+ * guest's ring overflowed in the last VHOST_RING_FULL_HOLDOFF_US
+ * (vhost_kick_ring_full()): the caller returns false and the library
+ * writes the eventfd at once.  Otherwise the
  * kick is taken over (VHOST_KICK_DEFER: the caller returns true) and
  * becomes, or is folded into, the pending kick, which the caller delivers
  * with rte_vhost_notify_guest() once vhost_kick_run() says so.  A deferred
@@ -66,8 +69,14 @@ vhost_kick_request(struct vhost_kick *k, long long int now_us)
         k->stats.coalesced++;
         return VHOST_KICK_DEFER;
     }
-    if (k->last_kick_us == LLONG_MIN
-        || now_us - k->last_kick_us >= (long long int) k->interval_us) {
+    bool quiet = (k->last_kick_us == LLONG_MIN
+                  || now_us - k->last_kick_us
+                     >= (long long int) k->interval_us);
+
+    if (quiet || now_us < k->full_until_us) {
+        if (!quiet) {
+            k->stats.ring_full++;
+        }
         k->last_kick_us = now_us;
         k->stats.immediate++;
         k->kicked_in_burst = true;
@@ -75,6 +84,7 @@ vhost_kick_request(struct vhost_kick *k, long long int now_us)
     }
     k->pending = true;
     k->early = false;
+    k->early_full = false;
     k->postpone_counted = false;
     k->pending_us = now_us;
     k->stats.taken_over++;
@@ -152,10 +162,15 @@ vhost_kick_delivered(struct vhost_kick *k, long long int now_us)
     long long int delay = now_us - k->pending_us;
 
     if (k->early && now_us < vhost_kick_deadline(k)) {
-        k->stats.watermark++;
+        if (k->early_full) {
+            k->stats.ring_full++;
+        } else {
+            k->stats.watermark++;
+        }
     }
     k->pending = false;
     k->early = false;
+    k->early_full = false;
     k->placed = 0;
     k->last_kick_us = now_us;
     k->stats.delivered++;
@@ -178,9 +193,11 @@ vhost_kick_reset(struct vhost_kick *k)
         k->stats.discarded++;
     }
     k->early = false;
+    k->early_full = false;
     k->placed = 0;
     k->kicked_in_burst = false;
     k->last_kick_us = LLONG_MIN;
+    k->full_until_us = LLONG_MIN;
     k->point_known = false;
 }
 
@@ -299,5 +316,23 @@ vhost_kick_placed(struct vhost_kick *k, uint32_t n, uint32_t ring_size,
 
     if ((wm && k->placed >= wm) || free_entries < free_min) {
         k->early = true;
+    }
+}
+
+/* The caller's enqueue found the guest's ring without room for some
+ * packets at 'now_us' (they were dropped and counted): the guest cannot
+ * keep up, and a kick held now would let it sleep on the work that is
+ * waiting.  For the next VHOST_RING_FULL_HOLDOFF_US, or the next interval
+ * if that is longer, every kick DPDK asks for goes out at once (vhost_kick_request() returns VHOST_KICK_NOW), and
+ * a kick held now is due at once (vhost_kick_due()); each counted in
+ * stats.ring_full.  Adaptive moderation returns to its floor on the same
+ * event (vhost_mod_ring_full()).  Thread-safety: under the tx lock. */
+void
+vhost_kick_ring_full(struct vhost_kick *k, long long int now_us)
+{
+    k->full_until_us = now_us + vhost_ring_full_holdoff(k->interval_us);
+    if (k->pending && !k->early) {
+        k->early = true;
+        k->early_full = true;
     }
 }

@@ -43,6 +43,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include "vhost-ring.h"
 
 /* What the caller of vhost_kick_request() tells DPDK's guest_notify(). */
 enum vhost_kick_action {
@@ -68,6 +69,11 @@ struct vhost_kick_stats {
     uint64_t watermark;      /* Delivered kicks that went out before their
                               * interval ended because the ring reached
                               * its watermark (vhost_kick_placed()). */
+    uint64_t ring_full;      /* Kicks that went out at once, or before
+                              * their interval ended, because the guest's
+                              * ring overflowed in the last
+                              * VHOST_RING_FULL_HOLDOFF_US
+                              * (vhost_kick_ring_full()). */
 };
 
 /* The ring watermark of a held kick: a held kick is due at once, before
@@ -112,8 +118,11 @@ struct vhost_kick {
     bool kicked_in_burst;       /* A kick went out (VHOST_KICK_NOW) during
                                  * the enqueue vhost_kick_placed() is told
                                  * of next: its packets are covered. */
-    bool early;                 /* The pending kick reached the watermark:
-                                 * due at once. */
+    bool early;                 /* The pending kick reached the watermark
+                                 * or the ring overflowed: due at once. */
+    bool early_full;            /* 'early' because the ring overflowed. */
+    long long int full_until_us; /* Hold nothing before this time: the
+                                  * ring overflowed (LLONG_MIN: never). */
     struct vhost_kick_stats stats;
 };
 
@@ -139,5 +148,6 @@ void vhost_kick_placed(struct vhost_kick *, uint32_t n, uint32_t ring_size,
                        uint32_t free_entries);
 uint32_t vhost_kick_watermark_effective(uint32_t watermark,
                                         uint32_t ring_size);
+void vhost_kick_ring_full(struct vhost_kick *, long long int now_us);
 
 #endif /* vhost-kick.h */

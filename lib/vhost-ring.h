@@ -32,6 +32,27 @@
 #include <stdint.h>
 #include <linux/virtio_ring.h>
 
+/* After the guest's ring overflowed (an enqueue found no room for some
+ * packets, which were dropped), moderation holds nothing on that queue for
+ * this many microseconds, or for one interval (tx-flush-interval) if that
+ * is longer: a held kick goes out at once
+ * (vhost_kick_ring_full()) and a staging queue sends at once
+ * (vhost_txp_ring_full()).  A guest whose ring overflows cannot keep up:
+ * every microsecond it sleeps with packets waiting costs packets, and
+ * coalescing saves it nothing.  The same length as adaptive moderation's
+ * shortest sample (VHOST_MOD_SAMPLE_MIN_US, lib/vhost-moderation.h), after
+ * which adaptive climbs off its floor again. */
+#define VHOST_RING_FULL_HOLDOFF_US 1000
+
+/* The hold-off after an overflow (see VHOST_RING_FULL_HOLDOFF_US) of a
+ * queue whose interval is 'interval_us' (0..1000000), microseconds. */
+static inline long long int
+vhost_ring_full_holdoff(uint32_t interval_us)
+{
+    return (interval_us > VHOST_RING_FULL_HOLDOFF_US
+            ? interval_us : VHOST_RING_FULL_HOLDOFF_US);
+}
+
 /* The 16-bit window check of the virtio 1.1 spec, 2.6.7.2 "Used Buffer
  * Notification Suppression" (and Linux's vring_need_event()): true if
  * moving the used index from 'old_idx' to 'new_idx' passes 'event_idx'.

@@ -62,6 +62,7 @@ vhost_txp_init(struct vhost_txp *q, enum vhost_txp_mode mode,
     memset(q, 0, sizeof *q);
     q->mode = mode;
     q->interval_us = clamp_interval(mode, interval_us);
+    q->full_until_us = LLONG_MIN;
 }
 
 /* Changes 'q' to 'mode' and 'interval_us' (microseconds,
@@ -125,8 +126,9 @@ stage(struct vhost_txp *q, void **pkts, int n, long long int now_us,
  * in timed mode.
  *
  * In immediate mode, or in auto or adaptive mode when the guest does not
- * want interrupts (adaptive: also while the interval is 0), whatever is
- * staged is sent first (reason VHOST_TXP_FLUSH_GUEST), then the burst, in
+ * want interrupts (adaptive: also while the interval is 0; both: also for
+ * VHOST_RING_FULL_HOLDOFF_US after the guest's ring overflowed,
+ * vhost_txp_ring_full()), whatever is staged is sent first (reason VHOST_TXP_FLUSH_GUEST), then the burst, in
  * chunks of at most VHOST_TXP_MAX_STAGED packets.  Otherwise the burst is
  * staged: packets staged longer than the interval are sent first
  * (VHOST_TXP_FLUSH_DEADLINE), and every VHOST_TXP_MAX_STAGED staged
@@ -149,6 +151,13 @@ vhost_txp_burst(struct vhost_txp *q, bool wants_intr,
     if (wants_intr) {
         q->stats.bursts_intr++;
     }
+    if (staging && q->mode != VHOST_TXP_TIMED
+        && now_us < q->full_until_us) {
+        /* The guest's ring overflowed a moment ago: see
+         * vhost_txp_ring_full(). */
+        staging = false;
+        q->stats.ring_full_bursts++;
+    }
 
     if (!staging) {
         vhost_txp_flush(q, VHOST_TXP_FLUSH_GUEST, now_us, send, aux);
@@ -163,6 +172,22 @@ vhost_txp_burst(struct vhost_txp *q, bool wants_intr,
     if (deadline_reached(q, now_us)) {
         vhost_txp_flush(q, VHOST_TXP_FLUSH_DEADLINE, now_us, send, aux);
     }
+}
+
+/* The caller's send callback found the guest's ring without room for some
+ * packets at 'now_us' (they were dropped and counted): the guest cannot
+ * keep up, and packets staged now would wait while it has nothing to do.
+ * In auto and adaptive modes 'q' stages nothing for the next
+ * VHOST_RING_FULL_HOLDOFF_US, or the next interval if that is longer:
+ * bursts (and what is staged, first) are sent
+ * at once, counted in stats.ring_full_bursts.  Timed mode stages as its
+ * option says.  The rule of a held kick (vhost_kick_ring_full()) for DPDK
+ * 22.11, which has no deferred kicks.  One thread at a time per 'q'
+ * (caller locks). */
+void
+vhost_txp_ring_full(struct vhost_txp *q, long long int now_us)
+{
+    q->full_until_us = now_us + vhost_ring_full_holdoff(q->interval_us);
 }
 
 /* Sets the staging watermark of 'q' (tx-kick-watermark as a number of

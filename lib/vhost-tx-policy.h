@@ -31,6 +31,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include "vhost-ring.h"
 
 /* Largest number of packets staged per queue (one full burst). */
 #define VHOST_TXP_MAX_STAGED 32
@@ -71,6 +72,10 @@ struct vhost_txp_stats {
     uint64_t flushes[VHOST_TXP_N_REASONS];  /* Flush calls by reason. */
     uint64_t staged_drops;      /* Staged packets dropped, not sent. */
     uint64_t max_wait_us;       /* Longest a packet waited staged, us. */
+    uint64_t ring_full_bursts;  /* Bursts sent at once, not staged, because
+                                 * the guest's ring overflowed in the last
+                                 * VHOST_RING_FULL_HOLDOFF_US
+                                 * (vhost_txp_ring_full()). */
 };
 
 /* Called with packets to send now, in order.  Takes ownership of all 'n'
@@ -93,6 +98,9 @@ struct vhost_txp {
                                  * full burst only. */
     long long int oldest_us;    /* Staging time of staged[0], valid only
                                  * while 'n_staged' > 0. */
+    long long int full_until_us; /* Auto and adaptive modes stage nothing
+                                  * before this time: the guest's ring
+                                  * overflowed (LLONG_MIN: never). */
     void *staged[VHOST_TXP_MAX_STAGED];
     struct vhost_txp_stats stats;
 };
@@ -116,6 +124,7 @@ void vhost_txp_flush(struct vhost_txp *, enum vhost_txp_reason,
 void vhost_txp_drop(struct vhost_txp *, vhost_txp_drop_func *, void *aux);
 long long int vhost_txp_deadline(const struct vhost_txp *);
 bool vhost_txp_needs_query(const struct vhost_txp *);
+void vhost_txp_ring_full(struct vhost_txp *, long long int now_us);
 void vhost_txp_clear_stats(struct vhost_txp *);
 
 const char *vhost_txp_mode_to_string(enum vhost_txp_mode);

@@ -582,6 +582,50 @@ test_watermark(struct vhost_txp *q)
            (unsigned long long) q->stats.flushes[VHOST_TXP_FLUSH_WATERMARK]);
 }
 
+/* The guest's ring overflowed (vhost_txp_ring_full()): auto mode stages
+ * nothing for VHOST_RING_FULL_HOLDOFF_US (1000 us), sending what is staged
+ * first and keeping the order, then stages again; adaptive mode the same;
+ * timed mode stages as its option says. */
+static void
+test_ring_full(struct vhost_txp *q)
+{
+    printf("hold-off %d us\n", VHOST_RING_FULL_HOLDOFF_US);
+    init(q, VHOST_TXP_AUTO, 50);
+    now = 0;
+    burst(q, true, 4);
+    show(q);
+    vhost_txp_ring_full(q, 5);
+    now = 6;
+    burst(q, true, 4);
+    show(q);
+    now = 1004;
+    burst(q, true, 2);
+    show(q);
+    now = 1005;
+    burst(q, true, 2);
+    show(q);
+    now = 1055;
+    run(q);
+    printf("ring_full_bursts %llu\n",
+           (unsigned long long) q->stats.ring_full_bursts);
+    init(q, VHOST_TXP_ADAPTIVE, 50);
+    vhost_txp_ring_full(q, 2000);
+    now = 2000;
+    burst(q, true, 3);
+    show(q);
+    printf("ring_full_bursts %llu\n",
+           (unsigned long long) q->stats.ring_full_bursts);
+    init(q, VHOST_TXP_TIMED, 50);
+    vhost_txp_ring_full(q, 3000);
+    now = 3000;
+    burst(q, true, 3);
+    show(q);
+    now = 3050;
+    run(q);
+    printf("ring_full_bursts %llu\n",
+           (unsigned long long) q->stats.ring_full_bursts);
+}
+
 static const struct {
     const char *name;
     void (*run)(struct vhost_txp *);
@@ -600,6 +644,7 @@ static const struct {
     { "drop", test_drop },
     { "max-wait", test_max_wait },
     { "adaptive", test_adaptive },
+    { "ring-full", test_ring_full },
 };
 
 int
