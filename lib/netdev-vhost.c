@@ -50,6 +50,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include <rte_lcore.h>
@@ -64,6 +65,7 @@
 #include "openvswitch/vlog.h"
 #include "packets.h"
 #include "smap.h"
+#include "unixctl.h"
 #include "userspace-tso.h"
 #include "util.h"
 
@@ -489,14 +491,20 @@ netdev_vhost_reconfigure(struct netdev *netdev)
 
     /* The mempool is made when a guest connects (new_device() asks for a
      * reconfigure when there is none), as stock OVS 3.5 does: until then
-     * netdev-dpdk/get-mempool-info says "Not allocated". */
-    if (!dev->mp && netdev_vhost_get_vid(dev) < 0) {
+     * netdev-dpdk/get-mempool-info says "Not allocated".  With per-port
+     * memory every reconfigure with a guest asks again, as stock's
+     * dpdk_vhost_reconfigure_helper(): the pool follows the guest's
+     * queue pairs (the same pool comes back when nothing changed). */
+    bool connected = netdev_vhost_get_vid(dev) >= 0;
+    if (!dev->mp && !connected) {
         dev->mtu = dev->requested_mtu;
         dev->numa_id = dev->requested_numa_id;
     } else if (!dev->mp || dev->mtu != dev->requested_mtu
-        || dev->numa_id != dev->requested_numa_id) {
+               || dev->numa_id != dev->requested_numa_id
+               || (connected && netdev_vhost_mempool_per_port())) {
         struct netdev_vhost_mempool *mp = netdev_vhost_mempool_get(
-            dev->requested_numa_id, dev->requested_mtu);
+            netdev_get_name(netdev), dev->requested_numa_id,
+            dev->requested_mtu, dev->requested_n_qp);
         if (!mp) {
             err = ENOMEM;
         } else {
@@ -644,6 +652,101 @@ netdev_vhost_update_flags(struct netdev *netdev, enum netdev_flags off,
         netdev_vhost_flush_all(dev, false);
     }
     return 0;
+}
+
+/* The admin state: stock's netdev-dpdk/set-admin-state for vhost ports
+ * (lib/netdev-dpdk.c of OVS 3.1 and 3.5, netdev_dpdk_set_admin_state()),
+ * which sets or clears NETDEV_UP only.  A port that is down counts the
+ * packets sent to it as tx_dropped and leaves the guest's packets in its
+ * ring (lib/netdev-vhost-datapath.c), as stock; Interface admin_state
+ * and link_state show it down (OVS's netdev_get_carrier() reports no
+ * carrier for a port that is not up, whatever the class).  Unlike stock, going up again does not zero the port's statistics:
+ * they only grow. */
+
+/* Parses "up" or "down" (any case, as stock) into '*up'.  Returns false
+ * for anything else. */
+static bool
+admin_state_parse(const char *s, bool *up)
+{
+    if (!strcasecmp(s, "up")) {
+        *up = true;
+    } else if (!strcasecmp(s, "down")) {
+        *up = false;
+    } else {
+        return false;
+    }
+    return true;
+}
+
+/* netdev_vhost_for_each() callback: '*up_' (bool) is the new state. */
+static void
+set_admin_state(struct netdev_vhost *dev, void *up_)
+{
+    bool up = *(bool *) up_;
+    enum netdev_flags old_flags;
+
+    netdev_vhost_update_flags(&dev->up, up ? 0 : NETDEV_UP,
+                              up ? NETDEV_UP : 0, &old_flags);
+    if ((old_flags & NETDEV_UP) != (up ? NETDEV_UP : 0)) {
+        VLOG_INFO("%s: admin state %s", netdev_get_name(&dev->up),
+                  up ? "up" : "down");
+    }
+}
+
+/* Sets the admin state of port 'name', or of every port for NULL.  Returns
+ * false if 'name' is not a netdev-vhost port. */
+static bool
+admin_state_apply(const char *name, bool up)
+{
+    if (!name) {
+        netdev_vhost_for_each(set_admin_state, &up);
+        return true;
+    }
+
+    struct netdev *netdev = netdev_vhost_lookup(name);
+    if (!netdev) {
+        return false;
+    }
+    set_admin_state(netdev_vhost_cast(netdev), &up);
+    netdev_close(netdev);
+    return true;
+}
+
+/* "ovs-appctl netdev-vhost/set-admin-state [PORT] up|down": main thread
+ * (unixctl). */
+static void
+netdev_vhost_unixctl_admin_state(struct unixctl_conn *conn, int argc,
+                                 const char *argv[], void *aux OVS_UNUSED)
+{
+    bool up;
+
+    if (!admin_state_parse(argv[argc - 1], &up)) {
+        unixctl_command_reply_error(conn, "Invalid Admin State");
+    } else if (!admin_state_apply(argc > 2 ? argv[1] : NULL, up)) {
+        unixctl_command_reply_error(conn, "no such netdev-vhost port");
+    } else {
+        unixctl_command_reply(conn, "OK");
+    }
+}
+
+bool
+netdev_vhost_unixctl_dpdk_admin_state(struct unixctl_conn *conn, int argc,
+                                      const char *argv[])
+{
+    bool up;
+
+    if (!admin_state_parse(argv[argc - 1], &up)) {
+        return false;
+    }
+    if (argc > 2) {
+        if (!admin_state_apply(argv[1], up)) {
+            return false;
+        }
+        unixctl_command_reply(conn, "OK");
+        return true;
+    }
+    admin_state_apply(NULL, up);
+    return false;
 }
 
 
@@ -904,6 +1007,7 @@ netdev_vhost_register(const struct smap *ovs_other_config)
     netdev_vhost_events_init();
     netdev_vhost_fence_init();
     netdev_vhost_options_read_global(ovs_other_config);
+    netdev_vhost_mempool_read_config(ovs_other_config);
     netdev_vhost_set_other_config(ovs_other_config);
 
     for (size_t i = 0; i < ARRAY_SIZE(classes); i++) {
@@ -917,6 +1021,9 @@ netdev_vhost_register(const struct smap *ovs_other_config)
         ds_put_format(&taken, "%s%s", taken.length ? ", " : "", type);
     }
     netdev_vhost_unixctl_register();
+    unixctl_command_register("netdev-vhost/set-admin-state",
+                             "[port] up|down", 1, 2,
+                             netdev_vhost_unixctl_admin_state, NULL);
     def = netdev_vhost_txp_defaults();
     VLOG_INFO("netdev-vhost %s took over port types: %s (tx flush default: "
               "%s, %"PRIu32" us; auto coalesces %s)", netdev_vhost_version,

@@ -58,4 +58,17 @@ struct unixctl_conn;
 bool netdev_vhost_unixctl_mempool_info(struct unixctl_conn *conn, int argc,
                                        const char *argv[]);
 
+/* OVS's "netdev-dpdk/set-admin-state [PORT] up|down" for netdev-vhost
+ * ports: netdev-dpdk's handler answers only for its own classes ("Not a
+ * DPDK Interface"), so vswitchd-plugin/netdev-vhost-plugin.c puts this in
+ * front of it.  With one of our ports as PORT, sets its admin state as
+ * stock does for a vhost port (NETDEV_UP; see lib/netdev-vhost.c) and
+ * replies "OK"; without PORT, sets that of every netdev-vhost port and
+ * replies nothing, for netdev-dpdk to do the same for its ports and reply.
+ * Returns false, replying nothing, when netdev-dpdk must answer (no PORT,
+ * a port of another class, or a state other than up or down).  Main
+ * thread. */
+bool netdev_vhost_unixctl_dpdk_admin_state(struct unixctl_conn *conn,
+                                           int argc, const char *argv[]);
+
 #endif /* netdev-vhost.h */
