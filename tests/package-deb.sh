@@ -264,7 +264,7 @@ OVS_BUILD=$(dpkg-query -W -f='${Version}' openvswitch-common)
 check "openvswitch-common $OVS_BUILD is built from openvswitch-source $OVS_SOURCE" \
     test "$(dpkg-query -W -f='${source:Version}' openvswitch-common)" = "$OVS_SOURCE"
 TAG=deb$(. /etc/os-release && echo "$VERSION_ID")
-EXP_VERSION=$AC_VERSION+ovs$OVS_BUILD+$TAG
+EXP_VERSION=$AC_VERSION+ovs$OVS_BUILD~$TAG
 EXP_DEPENDS="openvswitch-common (= $OVS_BUILD), openvswitch-switch (= $OVS_BUILD)"
 deb_version=$(dpkg-deb -f "$DEB" Version)
 deb_depends=$(dpkg-deb -f "$DEB" Depends)
@@ -293,19 +293,19 @@ rules_info() { # OVS_BUILD OVS_SOURCE_VERSION FIELD
 for v in "$OVS_NEXT $OVS_NEXT" "$OVS_BINNMU $OVS_SOURCE"; do
     set -- $v
     got=$(rules_info "$1" "$2" Version)
-    check "rebuild for openvswitch-common $1: Version $got = $AC_VERSION+ovs$1+$TAG" \
-        test "$got" = "$AC_VERSION+ovs$1+$TAG"
+    check "rebuild for openvswitch-common $1: Version $got = $AC_VERSION+ovs$1~$TAG" \
+        test "$got" = "$AC_VERSION+ovs$1~$TAG"
     check "dpkg --compare-versions $got gt $deb_version" \
         dpkg --compare-versions "$got" gt "$deb_version"
     got=$(rules_info "$1" "$2" Depends)
     check "rebuild for openvswitch-common $1: Depends: $got" \
         test "$got" = "openvswitch-common (= $1), openvswitch-switch (= $1)"
 done
-check "Debian 12's 0.2.0+ovs3.1.0-2+deb12u1+deb12 sorts below Debian 13's 0.2.0+ovs3.5.0-1+b1+deb13" \
-    dpkg --compare-versions 0.2.0+ovs3.1.0-2+deb12u1+deb12 lt 0.2.0+ovs3.5.0-1+b1+deb13
+check "Debian 12's 0.2.0+ovs3.1.0-2+deb12u1~deb12 sorts below Debian 13's 0.2.0+ovs3.5.0-1+b1~deb13" \
+    dpkg --compare-versions 0.2.0+ovs3.1.0-2+deb12u1~deb12 lt 0.2.0+ovs3.5.0-1+b1~deb13
 (cd "$top" && make -s -f debian/rules ovs-build-check) > "$WORK/build-check.out" 2>&1
 check "debian/rules refuses the changelog version $(cd "$top" && dpkg-parsechangelog -S Version) (names no OVS build)" \
-    grep -q "must be $EXP_VERSION: run utilities/ovs-vhost-rebuild-deb" "$WORK/build-check.out"
+    grep -qF "must be $EXP_VERSION: run utilities/ovs-vhost-rebuild-deb" "$WORK/build-check.out"
 sed 's/^/    /' "$WORK/build-check.out"
 
 # repack DEB VERSION OVS_BUILD OUT: the .deb with the control fields of a
@@ -354,7 +354,7 @@ check "postinst recorded the choice: $(cat /var/lib/$PKG/previous-alternative 2>
 # The same package rebuilt for the next security upload of openvswitch,
 # before that upload is installed: apt must refuse it (and keep ours).
 next_deb=$WORK/${PKG}_next.repack.deb
-repack "$DEB" "$AC_VERSION+ovs$OVS_NEXT+$TAG" "$OVS_NEXT" "$next_deb" \
+repack "$DEB" "$AC_VERSION+ovs$OVS_NEXT~$TAG" "$OVS_NEXT" "$next_deb" \
     || die "repacking $DEB"
 check "repacked for $OVS_NEXT: Depends starts with openvswitch-common (= $OVS_NEXT), openvswitch-switch (= $OVS_NEXT)" \
     eval 'case "$(dpkg-deb -f "$next_deb" Depends)" in "openvswitch-common (= $OVS_NEXT), openvswitch-switch (= $OVS_NEXT), "*) true;; *) false;; esac'
@@ -416,7 +416,7 @@ grep '^Inst ' "$WORK/fake-install.out" | sed 's/^/    /'
 check "apt-get -s install of the rebuilt package with $fake_pkgs: $(grep -c '^Inst ' "$WORK/fake-install.out") Inst lines, all at $OVS_NEXT" \
     test "$(grep '^Inst ' "$WORK/fake-install.out" | sed -n 's/^Inst \([^ ]*\) \[[^]]*\] (\([^ ]*\) .*/\1 \2/p' | sort | xargs)" \
          = "$({ for p in $fake_pkgs; do echo "$p $OVS_NEXT"; done
-                echo "$PKG $AC_VERSION+ovs$OVS_NEXT+$TAG"; } | sort | xargs)"
+                echo "$PKG $AC_VERSION+ovs$OVS_NEXT~$TAG"; } | sort | xargs)"
 
 # --- 2. Select. ------------------------------------------------------------
 update-alternatives --set ovs-vswitchd "$OURS" > "$WORK/alt-set.out" 2>&1
