@@ -10,6 +10,8 @@ EXTRA_DIST += \
 	debian/openvswitch-switch-vhost.README.Debian \
 	debian/openvswitch-switch-vhost.install \
 	debian/openvswitch-switch-vhost.postinst \
+	debian/openvswitch-switch-vhost.postrm \
 	debian/openvswitch-switch-vhost.prerm \
+	debian/ovs-build-version \
 	debian/rules \
 	debian/source/format

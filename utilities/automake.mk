@@ -20,4 +20,5 @@ EXTRA_DIST += \
 	utilities/ovs-vhost-prepare-debian13 \
 	utilities/ovs-vhost-demo \
 	utilities/ovs-vhost-bench \
+	utilities/ovs-vhost-rebuild-deb \
 	utilities/ovs_vhost_stats.py
