@@ -136,6 +136,10 @@ netdev_vhost_counter_get(const atomic_uint64_t *c)
     return v;
 }
 
+/* Room for the queue counters of lib/netdev-vhost-stats.c (its table's
+ * size; checked there at build time). */
+#define NETDEV_VHOST_QSTATS_MAX 64
+
 /* Per queue-pair state.  Queue pair 'q' is vring 2q (guest rx: our tx) and
  * vring 2q + 1 (guest tx: our rx), virtio 1.1 section 5.1.2.
  *
@@ -164,16 +168,15 @@ struct netdev_vhost_qp {
     );
 
     PADDED_MEMBERS_CACHELINE_MARKER(CACHE_LINE_SIZE, cold,
-        /* Offsets of the kick counters (lib/netdev-vhost-stats.c), main
-         * and vhost-events threads under dev->mutex. */
-        uint64_t kicks_cleared;     /* tx.kq.kicks at the last
-                                     * clear-stats. */
+        /* lib/netdev-vhost-stats.c, main and vhost-events threads under
+         * dev->mutex. */
         uint64_t coalesced_base;    /* Client ports: DPDK's
                                      * guest_notifications_suppressed of
-                                     * earlier connections, less its value
-                                     * at the last clear-stats.  Server
-                                     * ports: minus tx.kq.coalesced at the
-                                     * last clear-stats. */
+                                     * earlier connections. */
+        uint64_t stats_base[NETDEV_VHOST_QSTATS_MAX];  /* The queue's
+                                     * counters at the last clear-stats,
+                                     * which our commands subtract (the
+                                     * statistics never go back). */
     );
 };
 BUILD_ASSERT_DECL(offsetof(struct netdev_vhost_qp, rx_hot)

@@ -28,23 +28,49 @@
 #include "netdev-vhost-mempool.h"
 
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <rte_vhost.h>
 
+#include "dpif-netdev-perf.h"
 #include "netdev.h"
 #include "openvswitch/dynamic-string.h"
+#include "openvswitch/json.h"
 #include "smap.h"
 #include "util.h"
 
-/* The counters.  A port counter appears once per port in the custom
- * statistics, a queue counter once per queue pair as tx_q<N>_<name>; a
- * counter without a name only in netdev-vhost/show.  'clearable' ones are
- * those netdev-vhost/clear-stats resets. */
+/* The counters and other values of a port.  What each one is ('kind')
+ * says where it is shown:
+ *
+ *   - STAT_COUNTER: only grows, from the port's creation (or, for DPDK's,
+ *     as DPDK keeps it).  In the netdev statistics (Interface:statistics,
+ *     get_custom_stats) if it has a name and is not 'command_only'; our
+ *     commands (netdev-vhost/show, /stats) show a 'clearable' one less its
+ *     value at the last netdev-vhost/clear-stats, as OVS's
+ *     dpif-netdev/pmd-stats-clear does (lib/dpif-netdev-perf.c
+ *     pmd_perf_stats_clear(): the raw counters stay, a snapshot is
+ *     subtracted when shown).
+ *   - STAT_GAUGE: a value at this moment; our commands only.  (Whether a
+ *     queue is enabled is also in the port's status, see
+ *     netdev_vhost_stats_status(); status is refreshed only when the port
+ *     changes, so the other gauges are not.)
+ *   - STAT_SINCE_CLEAR: a maximum or a distribution since the port's
+ *     creation or the last clear-stats, which resets it; our commands
+ *     only.
+ *
+ * A port value appears once per port, a queue value once per queue pair
+ * as tx_q<N>_<name>. */
 enum stat_scope {
     STAT_PORT,                  /* Listed before DPDK's vring counters. */
     STAT_QUEUE,                 /* Per queue pair, after DPDK's. */
     STAT_PORT_END,              /* Listed after the queue counters. */
+};
+
+enum stat_kind {
+    STAT_COUNTER,
+    STAT_GAUGE,
+    STAT_SINCE_CLEAR,
 };
 
 enum stat {
@@ -55,7 +81,7 @@ enum stat {
     ST_RX_QOS_DROPS,
     ST_TX_INVALID_HWOL_DROPS,
     ST_TX_RETRIES,
-    /* Queue counters. */
+    /* Queue values. */
     ST_Q_BURSTS,
     ST_Q_BURSTS_INTR,
     ST_Q_SENT_IMMEDIATE,
@@ -70,10 +96,13 @@ enum stat {
     ST_Q_STAGED_DROPS,
     ST_Q_KICKS,
     ST_Q_MAX_WAIT_US,
+    ST_Q_WAIT_SAMPLES,
+    ST_Q_WAIT_P50_US,
+    ST_Q_WAIT_P99_US,
     ST_Q_QUERIES_SKIPPED,
     ST_Q_SHOW_DROPS,
     ST_Q_ENABLED,
-    /* Queue counters of deferred kicks (NETDEV_VHOST_DEFERRED_KICKS builds
+    /* Queue values of deferred kicks (NETDEV_VHOST_DEFERRED_KICKS builds
      * only; lib/netdev-vhost-kick.h). */
     ST_Q_KICKS_IMMEDIATE,
     ST_Q_KICKS_TAKEN_OVER,
@@ -85,9 +114,12 @@ enum stat {
     ST_Q_KICKS_TEARDOWN,
     ST_Q_KICKS_PENDING,
     ST_Q_KICKS_MAX_DELAY_US,
+    ST_Q_KICK_DELAY_SAMPLES,
+    ST_Q_KICK_DELAY_P50_US,
+    ST_Q_KICK_DELAY_P99_US,
     ST_Q_KICKS_WATERMARK,
     ST_Q_KICKS_RING_FULL,
-    /* Queue counters of adaptive moderation (lib/vhost-moderation.h). */
+    /* Queue values of adaptive moderation (lib/vhost-moderation.h). */
     ST_Q_INTERVAL_US,
     ST_Q_INTERVAL_CHANGES,
     ST_Q_INTERVAL_SAMPLES,
@@ -95,80 +127,104 @@ enum stat {
     ST_Q_WAKEUPS_PS,
     ST_Q_CLOSE_PCT,
     ST_Q_PPS,
-    /* Port counters listed last. */
+    /* Port values listed last. */
     ST_MEMPOOL_IN_USE,
     ST_MEMPOOL_OVERFREED,
     ST_MEM_TABLE_MSGS,
     N_STATS
 };
 
+/* The baselines of the queue values live in struct netdev_vhost_qp. */
+BUILD_ASSERT_DECL(N_STATS <= NETDEV_VHOST_QSTATS_MAX);
+
 struct stat_def {
-    const char *name;           /* Custom statistic, or NULL: show only. */
+    const char *name;           /* tx_q<N>_ suffix for a queue value. */
     enum stat_scope scope;
-    bool clearable;
+    enum stat_kind kind;
+    bool clearable;             /* STAT_COUNTER that our commands show
+                                 * less the last clear-stats' value. */
     const char *unit;           /* Unit and meaning. */
     bool deferred_kicks;        /* Only in NETDEV_VHOST_DEFERRED_KICKS
                                  * builds. */
+    bool command_only;          /* Only in netdev-vhost/show (and its JSON
+                                 * form), never in netdev-vhost/stats. */
 };
 
 static const struct stat_def stat_defs[N_STATS] = {
-    [ST_TX_FAILURE_DROPS] = { "ovs_tx_failure_drops", STAT_PORT, false,
+    [ST_TX_FAILURE_DROPS] = { "ovs_tx_failure_drops", STAT_PORT,
+        STAT_COUNTER, false,
         "packets not accepted by the guest after retries, or no mbuf" },
     [ST_TX_MTU_EXCEEDED_DROPS] = { "ovs_tx_mtu_exceeded_drops", STAT_PORT,
-        false, "packets longer than the MTU allows" },
-    [ST_TX_QOS_DROPS] = { "ovs_tx_qos_drops", STAT_PORT, false,
-        "packets dropped by egress QoS" },
-    [ST_RX_QOS_DROPS] = { "ovs_rx_qos_drops", STAT_PORT, false,
-        "packets dropped by the ingress policer" },
+        STAT_COUNTER, false, "packets longer than the MTU allows" },
+    [ST_TX_QOS_DROPS] = { "ovs_tx_qos_drops", STAT_PORT, STAT_COUNTER,
+        false, "packets dropped by egress QoS" },
+    [ST_RX_QOS_DROPS] = { "ovs_rx_qos_drops", STAT_PORT, STAT_COUNTER,
+        false, "packets dropped by the ingress policer" },
     [ST_TX_INVALID_HWOL_DROPS] = { "ovs_tx_invalid_hwol_drops", STAT_PORT,
-        false, "TSO packets without an L4 header" },
-    [ST_TX_RETRIES] = { "ovs_tx_retries", STAT_PORT, false,
+        STAT_COUNTER, false, "TSO packets without an L4 header" },
+    [ST_TX_RETRIES] = { "ovs_tx_retries", STAT_PORT, STAT_COUNTER, false,
         "enqueue retries (options:tx-retries-max)" },
-    [ST_Q_BURSTS] = { "bursts", STAT_QUEUE, true, "send calls" },
-    [ST_Q_BURSTS_INTR] = { "bursts_intr", STAT_QUEUE, true,
+    [ST_Q_BURSTS] = { "bursts", STAT_QUEUE, STAT_COUNTER, true,
+        "send calls" },
+    [ST_Q_BURSTS_INTR] = { "bursts_intr", STAT_QUEUE, STAT_COUNTER, true,
         "send calls while the guest wanted interrupts" },
-    [ST_Q_SENT_IMMEDIATE] = { "sent_immediate", STAT_QUEUE, true,
-        "packets enqueued without staging" },
-    [ST_Q_STAGED] = { "staged", STAT_QUEUE, true, "packets staged" },
-    [ST_Q_STAGED_NOW] = { "staged_now", STAT_QUEUE, false,
+    [ST_Q_SENT_IMMEDIATE] = { "sent_immediate", STAT_QUEUE, STAT_COUNTER,
+        true, "packets enqueued without staging" },
+    [ST_Q_STAGED] = { "staged", STAT_QUEUE, STAT_COUNTER, true,
+        "packets staged" },
+    [ST_Q_STAGED_NOW] = { "staged_now", STAT_QUEUE, STAT_GAUGE, false,
         "packets staged at this moment" },
-    [ST_Q_FLUSH_DEADLINE] = { "flush_deadline", STAT_QUEUE, true,
-        "flushes: the oldest staged packet reached the interval" },
-    [ST_Q_FLUSH_FULL] = { "flush_full", STAT_QUEUE, true,
+    [ST_Q_FLUSH_DEADLINE] = { "flush_deadline", STAT_QUEUE, STAT_COUNTER,
+        true, "flushes: the oldest staged packet reached the interval" },
+    [ST_Q_FLUSH_FULL] = { "flush_full", STAT_QUEUE, STAT_COUNTER, true,
         "flushes: a full burst staged" },
-    [ST_Q_FLUSH_GUEST] = { "flush_guest", STAT_QUEUE, true,
+    [ST_Q_FLUSH_GUEST] = { "flush_guest", STAT_QUEUE, STAT_COUNTER, true,
         "flushes: the guest stopped wanting interrupts" },
-    [ST_Q_FLUSH_RECONFIG] = { "flush_reconfigure", STAT_QUEUE, true,
-        "flushes: reconfigure, disable or destroy" },
-    [ST_Q_FLUSH_WATERMARK] = { "flush_watermark", STAT_QUEUE, true,
+    [ST_Q_FLUSH_RECONFIG] = { "flush_reconfigure", STAT_QUEUE,
+        STAT_COUNTER, true, "flushes: reconfigure, disable or destroy" },
+    [ST_Q_FLUSH_WATERMARK] = { "flush_watermark", STAT_QUEUE, STAT_COUNTER,
+        true,
         "flushes: tx-kick-watermark packets staged (a number below 32)" },
-    [ST_Q_BURSTS_RING_FULL] = { "bursts_ring_full", STAT_QUEUE, true,
-        "bursts sent at once, not staged (auto and adaptive modes), "
-        "because the guest's ring overflowed in the last millisecond" },
-    [ST_Q_STAGED_DROPS] = { "staged_drops", STAT_QUEUE, true,
+    [ST_Q_BURSTS_RING_FULL] = { "bursts_ring_full", STAT_QUEUE,
+        STAT_COUNTER, true, "bursts sent at once, not staged (auto and "
+        "adaptive modes), because the guest's ring overflowed in the last "
+        "millisecond" },
+    [ST_Q_STAGED_DROPS] = { "staged_drops", STAT_QUEUE, STAT_COUNTER, true,
         "staged packets dropped: the queue or device went away" },
-    [ST_Q_KICKS] = { "kicks", STAT_QUEUE, true,
+    [ST_Q_KICKS] = { "kicks", STAT_QUEUE, STAT_COUNTER, true,
         "guest notifications (eventfd writes to the queue's callfd), all "
         "connections: those DPDK wrote in our enqueues (its "
         "guest_notified() op, DPDK 22.11+) and the held ones we "
         "delivered; every port type, DPDK statistics or not" },
-    [ST_Q_MAX_WAIT_US] = { "max_wait_us", STAT_QUEUE, true,
-        "longest a packet stayed staged, microseconds" },
-    [ST_Q_QUERIES_SKIPPED] = { "queries_skipped", STAT_QUEUE, true,
-        "ring questions not asked: the ring was being changed" },
-    [ST_Q_SHOW_DROPS] = { NULL, STAT_QUEUE, true,
-        "packets not accepted after retries and staged drops" },
-    [ST_Q_ENABLED] = { "enabled", STAT_QUEUE, false,
+    [ST_Q_MAX_WAIT_US] = { "max_wait_us", STAT_QUEUE, STAT_SINCE_CLEAR,
+        false, "longest a packet stayed staged, microseconds" },
+    [ST_Q_WAIT_SAMPLES] = { "wait_samples", STAT_QUEUE, STAT_SINCE_CLEAR,
+        false, "flushes of staged packets timed (one per flush: how long "
+        "its oldest packet was staged)" },
+    [ST_Q_WAIT_P50_US] = { "wait_p50_us", STAT_QUEUE, STAT_SINCE_CLEAR,
+        false, "median of those, microseconds (upper bound of its "
+        "bucket, at most max_wait_us; 0 without samples)" },
+    [ST_Q_WAIT_P99_US] = { "wait_p99_us", STAT_QUEUE, STAT_SINCE_CLEAR,
+        false, "99th percentile of those, microseconds (as the median)" },
+    [ST_Q_QUERIES_SKIPPED] = { "queries_skipped", STAT_QUEUE, STAT_COUNTER,
+        true, "ring questions not asked: the ring was being changed" },
+    [ST_Q_SHOW_DROPS] = { "drops", STAT_QUEUE, STAT_COUNTER, true,
+        "packets not accepted after retries and staged drops", false,
+        true },
+    [ST_Q_ENABLED] = { "enabled", STAT_QUEUE, STAT_GAUGE, false,
         "1 if the guest enabled the queue's vring (netdev-vhost/show "
-        "prints \"off\" otherwise)" },
-    [ST_Q_KICKS_IMMEDIATE] = { "kicks_immediate", STAT_QUEUE, true,
-        "kicks DPDK asked for and wrote at once (first after a quiet "
+        "prints \"off\" otherwise; status key tx_q<N>_enabled)" },
+    [ST_Q_KICKS_IMMEDIATE] = { "kicks_immediate", STAT_QUEUE, STAT_COUNTER,
+        true, "kicks DPDK asked for and wrote at once (first after a quiet "
         "interval, or guest_notify() not in auto mode)", true },
-    [ST_Q_KICKS_TAKEN_OVER] = { "kicks_taken_over", STAT_QUEUE, true,
+    [ST_Q_KICKS_TAKEN_OVER] = { "kicks_taken_over", STAT_QUEUE,
+        STAT_COUNTER, true,
         "kicks guest_notify() took over to deliver later", true },
-    [ST_Q_KICKS_DELIVERED] = { "kicks_delivered", STAT_QUEUE, true,
-        "taken-over kicks delivered (rte_vhost_notify_guest())", true },
-    [ST_Q_KICKS_COALESCED] = { "kicks_coalesced", STAT_QUEUE, true,
+    [ST_Q_KICKS_DELIVERED] = { "kicks_delivered", STAT_QUEUE, STAT_COUNTER,
+        true, "taken-over kicks delivered (rte_vhost_notify_guest())",
+        true },
+    [ST_Q_KICKS_COALESCED] = { "kicks_coalesced", STAT_QUEUE, STAT_COUNTER,
+        true,
         "kicks folded into a held one, all connections.  Client ports: "
         "DPDK's guest_notifications_suppressed (its statistics are on "
         "there, as in stock).  Server ports: bursts placed while a kick "
@@ -176,57 +232,128 @@ static const struct stat_def stat_defs[N_STATS] = {
         "asked a kick for (what DPDK counts, but a burst that needed "
         "retries counts once, and a guest that changes its ring's flags "
         "during the burst may be seen otherwise)", true },
-    [ST_Q_KICKS_POSTPONED] = { "kicks_postponed", STAT_QUEUE, true,
-        "due kicks held on because the guest's ring did not want one",
+    [ST_Q_KICKS_POSTPONED] = { "kicks_postponed", STAT_QUEUE, STAT_COUNTER,
+        true, "due kicks held on because the guest's ring did not want one",
         true },
-    [ST_Q_KICKS_DISCARDED] = { "kicks_discarded", STAT_QUEUE, true,
-        "held kicks forgotten because the device went away before they "
-        "could be written", true },
-    [ST_Q_KICKS_NOT_DELIVERED] = { "kicks_not_delivered", STAT_QUEUE, true,
-        "delivery attempts that wrote nothing (virtqueue not accessible), "
-        "retried", true },
-    [ST_Q_KICKS_TEARDOWN] = { "kicks_teardown", STAT_QUEUE, true,
-        "held kicks delivered when the device was destroyed", true },
-    [ST_Q_KICKS_PENDING] = { "kicks_pending", STAT_QUEUE, false,
+    [ST_Q_KICKS_DISCARDED] = { "kicks_discarded", STAT_QUEUE, STAT_COUNTER,
+        true, "held kicks forgotten because the device went away before "
+        "they could be written", true },
+    [ST_Q_KICKS_NOT_DELIVERED] = { "kicks_not_delivered", STAT_QUEUE,
+        STAT_COUNTER, true, "delivery attempts that wrote nothing "
+        "(virtqueue not accessible), retried", true },
+    [ST_Q_KICKS_TEARDOWN] = { "kicks_teardown", STAT_QUEUE, STAT_COUNTER,
+        true, "held kicks delivered when the device was destroyed", true },
+    [ST_Q_KICKS_PENDING] = { "kicks_pending", STAT_QUEUE, STAT_GAUGE, false,
         "1 if a kick is held at this moment", true },
-    [ST_Q_KICKS_MAX_DELAY_US] = { "kicks_max_delay_us", STAT_QUEUE, true,
-        "longest from a kick's take-over to its delivery, microseconds",
-        true },
-    [ST_Q_KICKS_WATERMARK] = { "kicks_watermark", STAT_QUEUE, true,
-        "held kicks delivered before their interval ended because the "
-        "guest's ring reached the watermark (tx-kick-watermark packets "
-        "placed since the last kick, or fewer than 32 free entries)",
-        true },
-    [ST_Q_KICKS_RING_FULL] = { "kicks_ring_full", STAT_QUEUE, true,
-        "kicks that went out at once, or held ones before their interval "
-        "ended, because the guest's ring overflowed in the last "
+    [ST_Q_KICKS_MAX_DELAY_US] = { "kicks_max_delay_us", STAT_QUEUE,
+        STAT_SINCE_CLEAR, false, "longest from a kick's take-over to its "
+        "delivery, microseconds", true },
+    [ST_Q_KICK_DELAY_SAMPLES] = { "kick_delay_samples", STAT_QUEUE,
+        STAT_SINCE_CLEAR, false, "held kicks delivered and timed (from "
+        "the first taken-over request to the delivery)", true },
+    [ST_Q_KICK_DELAY_P50_US] = { "kick_delay_p50_us", STAT_QUEUE,
+        STAT_SINCE_CLEAR, false, "median of those delays, microseconds "
+        "(upper bound of its bucket, at most kicks_max_delay_us; 0 "
+        "without samples)", true },
+    [ST_Q_KICK_DELAY_P99_US] = { "kick_delay_p99_us", STAT_QUEUE,
+        STAT_SINCE_CLEAR, false, "99th percentile of those delays, "
+        "microseconds (as the median)", true },
+    [ST_Q_KICKS_WATERMARK] = { "kicks_watermark", STAT_QUEUE, STAT_COUNTER,
+        true, "held kicks delivered before their interval ended because "
+        "the guest's ring reached the watermark (tx-kick-watermark "
+        "packets placed since the last kick, or fewer than 32 free "
+        "entries)", true },
+    [ST_Q_KICKS_RING_FULL] = { "kicks_ring_full", STAT_QUEUE, STAT_COUNTER,
+        true, "kicks that went out at once, or held ones before their "
+        "interval ended, because the guest's ring overflowed in the last "
         "millisecond", true },
-    [ST_Q_INTERVAL_US] = { "interval_us", STAT_QUEUE, false,
+    [ST_Q_INTERVAL_US] = { "interval_us", STAT_QUEUE, STAT_GAUGE, false,
         "coalescing interval in force, microseconds (adaptive: the "
         "moderation's current one; else tx-flush-interval)" },
-    [ST_Q_INTERVAL_CHANGES] = { "interval_changes", STAT_QUEUE, true,
-        "times adaptive moderation changed the interval" },
-    [ST_Q_INTERVAL_SAMPLES] = { "interval_samples", STAT_QUEUE, true,
-        "samples adaptive moderation closed" },
-    [ST_Q_INTERVAL_RING_FULL] = { "interval_ring_full", STAT_QUEUE, true,
-        "times adaptive moderation went back to the floor because the "
-        "guest's ring had no room for a packet" },
-    [ST_Q_WAKEUPS_PS] = { NULL, STAT_QUEUE, false,
+    [ST_Q_INTERVAL_CHANGES] = { "interval_changes", STAT_QUEUE,
+        STAT_COUNTER, true, "times adaptive moderation changed the "
+        "interval" },
+    [ST_Q_INTERVAL_SAMPLES] = { "interval_samples", STAT_QUEUE,
+        STAT_COUNTER, true, "samples adaptive moderation closed" },
+    [ST_Q_INTERVAL_RING_FULL] = { "interval_ring_full", STAT_QUEUE,
+        STAT_COUNTER, true, "times adaptive moderation went back to the "
+        "floor because the guest's ring had no room for a packet" },
+    [ST_Q_WAKEUPS_PS] = { "wakeups_ps", STAT_QUEUE, STAT_GAUGE, false,
         "last sample: bursts that would wake the guest at the floor, per "
-        "second" },
-    [ST_Q_CLOSE_PCT] = { NULL, STAT_QUEUE, false,
-        "last sample: % of those within one ceiling of the one before" },
-    [ST_Q_PPS] = { NULL, STAT_QUEUE, false,
-        "last sample: packets per second" },
-    [ST_MEMPOOL_IN_USE] = { "ovs_mempool_in_use", STAT_PORT_END, false,
-        "mbufs of the port's mempool in use (0 before the first guest "
-        "connected: the pool is made then)" },
-    [ST_MEMPOOL_OVERFREED] = { "ovs_mempool_overfreed", STAT_PORT_END, false,
-        "free mbufs of the port's mempool beyond its size: mbufs freed "
-        "twice (always 0; anything else means a corrupted pool)" },
-    [ST_MEM_TABLE_MSGS] = { "vhost_mem_table_msgs", STAT_PORT_END, false,
-        "VHOST_USER_SET_MEM_TABLE messages" },
+        "second", false, true },
+    [ST_Q_CLOSE_PCT] = { "close_pct", STAT_QUEUE, STAT_GAUGE, false,
+        "last sample: % of those within one ceiling of the one before",
+        false, true },
+    [ST_Q_PPS] = { "pps", STAT_QUEUE, STAT_GAUGE, false,
+        "last sample: packets per second", false, true },
+    [ST_MEMPOOL_IN_USE] = { "ovs_mempool_in_use", STAT_PORT_END, STAT_GAUGE,
+        false, "mbufs of the port's mempool in use (0 before the first "
+        "guest connected: the pool is made then)" },
+    [ST_MEMPOOL_OVERFREED] = { "ovs_mempool_overfreed", STAT_PORT_END,
+        STAT_GAUGE, false, "free mbufs of the port's mempool beyond its "
+        "size: mbufs freed twice (always 0; anything else means a "
+        "corrupted pool)" },
+    [ST_MEM_TABLE_MSGS] = { "vhost_mem_table_msgs", STAT_PORT_END,
+        STAT_COUNTER, false, "VHOST_USER_SET_MEM_TABLE messages" },
 };
+
+/* Is 'i' in this build (a deferred-kicks value only with deferred
+ * kicks)? */
+static bool
+stat_in_build(int i)
+{
+    return !stat_defs[i].deferred_kicks || NETDEV_VHOST_HAS_DEFERRED_KICKS;
+}
+
+/* The buckets of the delay histograms, microseconds: the inclusive upper
+ * bound of each (struct histogram, lib/dpif-netdev-perf.h).  Three per
+ * decade, at 1.5, 3.5 and 7.5 times a power of ten, so that a round
+ * interval (1, 2, 3 or 5 times a power of ten, as tx-flush-interval is
+ * usually set) and the delays just past it (a flush or kick at its
+ * deadline, plus a poll) fall inside one bucket, not on an edge.  OVS
+ * sets its own walls with static functions of lib/dpif-netdev-perf.c
+ * (histogram_walls_set_log()) that a plugin cannot call. */
+static const uint32_t delay_walls[] = {
+    0, 1, 2, 3, 7,
+    15, 35, 75,
+    150, 350, 750,
+    1500, 3500, 7500,
+    15000, 35000, 75000,
+    150000, 350000, 750000,
+    1500000, 3500000, 7500000,
+    15000000, 35000000, 75000000,
+    150000000, 350000000, 750000000,
+    1500000000, 3500000000u,
+    UINT32_MAX,
+};
+BUILD_ASSERT_DECL(ARRAY_SIZE(delay_walls) == NUM_BINS);
+
+void
+netdev_vhost_delay_hist_init(struct histogram *h)
+{
+    memcpy(h->wall, delay_walls, sizeof h->wall);
+    memset(h->bin, 0, sizeof h->bin);
+}
+
+uint64_t
+netdev_vhost_delay_hist_percentile(const struct histogram *h,
+                                   unsigned int pct, uint64_t max)
+{
+    uint64_t n = histogram_samples(h);
+    uint64_t rank = (n * pct + 99) / 100;     /* Nearest rank, >= 1. */
+    uint64_t sum = 0;
+
+    if (!n) {
+        return 0;
+    }
+    for (int i = 0; i < NUM_BINS; i++) {
+        sum += h->bin[i];
+        if (sum >= rank) {
+            return MIN(h->wall[i], max);
+        }
+    }
+    return max;
+}
 
 /* The largest number of statistics DPDK keeps per vring. */
 #define VRING_STATS_MAX 32
@@ -317,11 +444,12 @@ coalesced_now(struct netdev_vhost *dev, int vid, int q)
             : netdev_vhost_counter_get(&dev->qps[q].tx.kq.coalesced));
 }
 
-/* Reads the queue counters of queue pair 'q' of 'dev', whose device id is
- * 'vid', into 'v', and into '*wants' and '*enabled' the last answer of
- * the ring question and whether the guest enabled the queue.  One copy
- * under the queue's tx_lock; DPDK's kick count is read after it.
- * dev->mutex held. */
+/* Reads the queue values of queue pair 'q' of 'dev', whose device id is
+ * 'vid', into 'v' (raw: counters as they are, not less the last
+ * clear-stats), and into '*wants' and '*enabled' the last answer of the
+ * ring question and whether the guest enabled the queue.  One copy under
+ * the queue's tx_lock; DPDK's kick count is read after it.  dev->mutex
+ * held. */
 static void
 queue_stats_read(struct netdev_vhost *dev, int vid, int q,
                  uint64_t v[N_STATS], bool *wants, bool *enabled)
@@ -331,6 +459,16 @@ queue_stats_read(struct netdev_vhost *dev, int vid, int q,
     struct netdev_vhost_txq_stats st;
 
     netdev_vhost_txq_read_stats(dev, q, &st);
+    v[ST_Q_KICK_DELAY_SAMPLES] = histogram_samples(&st.kick_delay);
+    v[ST_Q_KICK_DELAY_P50_US] = netdev_vhost_delay_hist_percentile(
+        &st.kick_delay, 50, st.kick.max_delay_us);
+    v[ST_Q_KICK_DELAY_P99_US] = netdev_vhost_delay_hist_percentile(
+        &st.kick_delay, 99, st.kick.max_delay_us);
+    v[ST_Q_WAIT_SAMPLES] = histogram_samples(&st.wait);
+    v[ST_Q_WAIT_P50_US] = netdev_vhost_delay_hist_percentile(
+        &st.wait, 50, st.txp.max_wait_us);
+    v[ST_Q_WAIT_P99_US] = netdev_vhost_delay_hist_percentile(
+        &st.wait, 99, st.txp.max_wait_us);
     v[ST_Q_STAGED_NOW] = st.n_staged;
     v[ST_Q_SHOW_DROPS] = st.show_drops;
     v[ST_Q_QUERIES_SKIPPED] = st.queries_skipped;
@@ -378,8 +516,24 @@ queue_stats_read(struct netdev_vhost *dev, int vid, int q,
      * enqueues, counted by its guest_notified() op, and the held ones we
      * delivered (at their deadline or at teardown).  Both are kept across
      * connections. */
-    v[ST_Q_KICKS] = (netdev_vhost_counter_get(&qp->tx.kq.kicks)
-                     - qp->kicks_cleared + ks.delivered);
+    v[ST_Q_KICKS] = netdev_vhost_counter_get(&qp->tx.kq.kicks) + ks.delivered;
+}
+
+/* queue_stats_read() as our commands show it: the clearable counters less
+ * their values at the last clear-stats.  dev->mutex held. */
+static void
+queue_stats_shown(struct netdev_vhost *dev, int vid, int q,
+                  uint64_t v[N_STATS], bool *wants, bool *enabled)
+    OVS_REQUIRES(dev->mutex)
+{
+    const uint64_t *base = dev->qps[q].stats_base;
+
+    queue_stats_read(dev, vid, q, v, wants, enabled);
+    for (int i = 0; i < N_STATS; i++) {
+        if (stat_defs[i].clearable) {
+            v[i] = v[i] > base[i] ? v[i] - base[i] : 0;
+        }
+    }
 }
 
 /* Number of queue pairs statistics are reported for. */
@@ -441,24 +595,46 @@ custom_add(struct netdev_custom_stats *cs, size_t *allocated,
     cs->size++;
 }
 
-/* Appends the port counters of 'scope' in 'v' to 'cs'. */
+/* Which values stats_collect() lists. */
+enum stats_view {
+    VIEW_STATISTICS,    /* The netdev statistics: counters only, raw. */
+    VIEW_COMMAND,       /* netdev-vhost/stats: every value but the
+                         * 'command_only' ones, clearable counters less
+                         * the last clear-stats. */
+};
+
+static bool
+stat_listed(int i, enum stats_view view)
+{
+    const struct stat_def *d = &stat_defs[i];
+
+    return (stat_in_build(i) && !d->command_only
+            && (view == VIEW_COMMAND || d->kind == STAT_COUNTER));
+}
+
+/* Appends the port values of 'scope' in 'v' to 'cs'. */
 static void
 custom_add_port(struct netdev_custom_stats *cs, size_t *allocated,
-                enum stat_scope scope, const uint64_t v[N_STATS])
+                enum stat_scope scope, enum stats_view view,
+                const uint64_t v[N_STATS])
 {
     for (int i = 0; i < N_STATS; i++) {
-        if (stat_defs[i].scope == scope && stat_defs[i].name) {
+        if (stat_defs[i].scope == scope && stat_listed(i, view)) {
             custom_add(cs, allocated, stat_defs[i].name, v[i]);
         }
     }
 }
 
-int
-netdev_vhost_get_custom_stats(const struct netdev *netdev,
-                              struct netdev_custom_stats *cs)
+/* Appends to 'cs' (of which '*allocated' entries are allocated) the values
+ * of 'dev' that 'view' lists: the port values of the table, DPDK's
+ * per-vring statistics (stock names, rx_q<N>_... and tx_q<N>_...; only
+ * grow, never cleared), the queue values as tx_q<N>_<name>, for the port's
+ * queue pairs.  Main thread; takes the port's mutex and each queue's
+ * tx_lock in turn. */
+static void
+stats_collect(struct netdev_vhost *dev, enum stats_view view,
+              struct netdev_custom_stats *cs, size_t *allocated)
 {
-    struct netdev_vhost *dev = netdev_vhost_cast(netdev);
-    size_t allocated = cs->size;
     char name[NETDEV_CUSTOM_STATS_NAME_SIZE];
     uint64_t v[N_STATS];
 
@@ -467,7 +643,7 @@ netdev_vhost_get_custom_stats(const struct netdev *netdev,
     int n_qp = stats_n_qp(dev);
 
     port_stats_read(dev, v);
-    custom_add_port(cs, &allocated, STAT_PORT, v);
+    custom_add_port(cs, allocated, STAT_PORT, view, v);
 
     /* DPDK's per-vring statistics, already named rx_q<N>_... and
      * tx_q<N>_... by the library. */
@@ -480,7 +656,7 @@ netdev_vhost_get_custom_stats(const struct netdev *netdev,
             int n = vring_stats_read(vid, vring, names, stats);
 
             for (int i = 0; i < n; i++) {
-                custom_add(cs, &allocated, names[i].name, stats[i].value);
+                custom_add(cs, allocated, names[i].name, stats[i].value);
             }
         }
     }
@@ -488,20 +664,44 @@ netdev_vhost_get_custom_stats(const struct netdev *netdev,
     for (int q = 0; q < n_qp; q++) {
         bool wants, enabled;
 
-        queue_stats_read(dev, vid, q, v, &wants, &enabled);
+        if (view == VIEW_COMMAND) {
+            queue_stats_shown(dev, vid, q, v, &wants, &enabled);
+        } else {
+            queue_stats_read(dev, vid, q, v, &wants, &enabled);
+        }
         for (int i = 0; i < N_STATS; i++) {
-            if (stat_defs[i].scope == STAT_QUEUE && stat_defs[i].name
-                && (!stat_defs[i].deferred_kicks
-                    || NETDEV_VHOST_HAS_DEFERRED_KICKS)) {
+            if (stat_defs[i].scope == STAT_QUEUE && stat_listed(i, view)) {
                 snprintf(name, sizeof name, "tx_q%d_%s", q,
                          stat_defs[i].name);
-                custom_add(cs, &allocated, name, v[i]);
+                custom_add(cs, allocated, name, v[i]);
             }
         }
     }
-    custom_add_port(cs, &allocated, STAT_PORT_END, v);
+    custom_add_port(cs, allocated, STAT_PORT_END, view, v);
     ovs_mutex_unlock(&dev->mutex);
+}
+
+int
+netdev_vhost_get_custom_stats(const struct netdev *netdev,
+                              struct netdev_custom_stats *cs)
+{
+    size_t allocated = cs->size;
+
+    stats_collect(netdev_vhost_cast(netdev), VIEW_STATISTICS, cs,
+                  &allocated);
     return 0;
+}
+
+void
+netdev_vhost_stats_status(struct netdev_vhost *dev, struct smap *status)
+    OVS_REQUIRES(dev->mutex)
+{
+    int n_qp = stats_n_qp(dev);
+
+    for (int q = 0; q < n_qp; q++) {
+        smap_add_nocopy(status, xasprintf("tx_q%d_enabled", q),
+                        xstrdup(dev->qps[q].tx.enabled ? "true" : "false"));
+    }
 }
 
 /* What the tx policy of 'dev' saves kicks with, for netdev-vhost/show.
@@ -524,14 +724,96 @@ stats_mechanism(const struct netdev_vhost *dev)
     }
 }
 
+/* The ring state of a queue as netdev-vhost/show names it. */
+static const char *
+stats_wants(bool wants, bool enabled)
+{
+    return !enabled ? "off" : wants ? "yes" : "no";
+}
+
+/* The JSON form of netdev-vhost/show for the port of 'dev': an object with
+ * the port line's facts and "queues", an array of one object per queue
+ * pair with every value of the table (as netdev-vhost/show prints it)
+ * under its name without the tx_q<N>_ prefix, plus "txq" and "wants".
+ * dev->mutex held. */
+static struct json *
+stats_show_json(struct netdev_vhost *dev, int vid)
+    OVS_REQUIRES(dev->mutex)
+{
+    struct json *port = json_object_create();
+    uint64_t f = dev->features;
+
+    json_object_put_string(port, "type", netdev_get_type(&dev->up));
+    json_object_put_string(port, "mode", dev->client ? "client" : "server");
+    json_object_put(port, "socket", (dev->vhost_id
+                                     ? json_string_create(dev->vhost_id)
+                                     : json_null_create()));
+    json_object_put(port, "connected", json_boolean_create(vid >= 0));
+    if (vid >= 0) {
+        json_object_put_format(port, "features", "0x%016"PRIx64, f);
+        json_object_put_string(port, "ring",
+                               f & (1ULL << VIRTIO_F_RING_PACKED)
+                               ? "packed" : "split");
+        json_object_put(port, "event_idx", json_boolean_create(
+                            f & (1ULL << VIRTIO_RING_F_EVENT_IDX)));
+        json_object_put(port, "mergeable_buffers", json_boolean_create(
+                            f & (1ULL << VIRTIO_NET_F_MRG_RXBUF)));
+    }
+    json_object_put(port, "n_rxq", json_integer_create(dev->up.n_rxq));
+    json_object_put(port, "n_txq", json_integer_create(dev->up.n_txq));
+    json_object_put_string(port, "tx_flush_mode",
+                           vhost_txp_mode_to_string(dev->txp_cfg.mode));
+    if (dev->txp_cfg.mode == VHOST_TXP_ADAPTIVE) {
+        json_object_put(port, "interval_min_us",
+                        json_integer_create(dev->txp_cfg.min_us));
+        json_object_put(port, "interval_max_us",
+                        json_integer_create(dev->txp_cfg.max_us));
+    } else {
+        json_object_put(port, "interval_us",
+                        json_integer_create(dev->txp_cfg.interval_us));
+    }
+    if (dev->txp_cfg.error) {
+        json_object_put_string(port, "error", dev->txp_cfg.error);
+    }
+    json_object_put_string(port, "coalescing", stats_mechanism(dev));
+
+    struct json *queues = json_array_create_empty();
+    int n_qp = stats_n_qp(dev);
+    for (int q = 0; q < n_qp; q++) {
+        struct json *queue = json_object_create();
+        uint64_t v[N_STATS];
+        bool wants, enabled;
+
+        queue_stats_shown(dev, vid, q, v, &wants, &enabled);
+        json_object_put(queue, "txq", json_integer_create(q));
+        json_object_put_string(queue, "wants", stats_wants(wants, enabled));
+        for (int i = 0; i < N_STATS; i++) {
+            if (stat_defs[i].scope == STAT_QUEUE && stat_in_build(i)) {
+                json_object_put(queue, stat_defs[i].name,
+                                json_integer_create(v[i]));
+            }
+        }
+        json_array_add(queues, queue);
+    }
+    json_object_put(port, "queues", queues);
+    return port;
+}
+
 void
-netdev_vhost_stats_show(struct netdev_vhost *dev, struct ds *ds)
+netdev_vhost_stats_show(struct netdev_vhost *dev, struct ds *ds,
+                        struct json *json)
 {
     const char *name = netdev_get_name(&dev->up);
 
     ovs_mutex_lock(&dev->mutex);
     int vid = netdev_vhost_get_vid(dev);
     uint64_t f = dev->features;
+
+    if (json) {
+        json_object_put(json, name, stats_show_json(dev, vid));
+        ovs_mutex_unlock(&dev->mutex);
+        return;
+    }
 
     ds_put_format(ds, "%s: type %s, mode %s, socket %s, %s\n", name,
                   netdev_get_type(&dev->up),
@@ -569,7 +851,7 @@ netdev_vhost_stats_show(struct netdev_vhost *dev, struct ds *ds)
             uint64_t v[N_STATS];
             bool wants, enabled;
 
-            queue_stats_read(dev, vid, q, v, &wants, &enabled);
+            queue_stats_shown(dev, vid, q, v, &wants, &enabled);
             ds_put_format(ds, "  %-4d %-9s %11"PRIu64" %10"PRIu64" %10"PRIu64
                           " %12"PRIu64" %8"PRIu64" %12"PRIu64"\n", q,
                           "adaptive:", v[ST_Q_INTERVAL_US],
@@ -586,7 +868,7 @@ netdev_vhost_stats_show(struct netdev_vhost *dev, struct ds *ds)
             uint64_t v[N_STATS];
             bool wants, enabled;
 
-            queue_stats_read(dev, vid, q, v, &wants, &enabled);
+            queue_stats_shown(dev, vid, q, v, &wants, &enabled);
             ds_put_format(ds, "  %-4d %-6s %10"PRIu64" %10"PRIu64" %10"PRIu64
                           " %10"PRIu64" %10"PRIu64" %8"PRIu64" %8"PRIu64
                           " %8"PRIu64" %12"PRIu64"\n", q, "kicks:",
@@ -596,6 +878,31 @@ netdev_vhost_stats_show(struct netdev_vhost *dev, struct ds *ds)
                           v[ST_Q_KICKS_DISCARDED], v[ST_Q_KICKS_PENDING],
                           v[ST_Q_KICKS_MAX_DELAY_US]);
         }
+    }
+    /* The distributions since the last clear-stats: kick delay (deferred
+     * kicks) and staging wait, samples, p50, p99, max, microseconds. */
+    ds_put_format(ds, "  %-4s %-7s", "txq", "delays:");
+    if (NETDEV_VHOST_HAS_DEFERRED_KICKS) {
+        ds_put_format(ds, " %12s %10s %10s %10s", "kick_samples",
+                      "kick_p50", "kick_p99", "kick_max");
+    }
+    ds_put_format(ds, " %12s %10s %10s %10s\n", "wait_samples", "wait_p50",
+                  "wait_p99", "wait_max");
+    for (int q = 0; q < n_qp; q++) {
+        uint64_t v[N_STATS];
+        bool wants, enabled;
+
+        queue_stats_shown(dev, vid, q, v, &wants, &enabled);
+        ds_put_format(ds, "  %-4d %-7s", q, "delays:");
+        if (NETDEV_VHOST_HAS_DEFERRED_KICKS) {
+            ds_put_format(ds, " %12"PRIu64" %10"PRIu64" %10"PRIu64
+                          " %10"PRIu64, v[ST_Q_KICK_DELAY_SAMPLES],
+                          v[ST_Q_KICK_DELAY_P50_US], v[ST_Q_KICK_DELAY_P99_US],
+                          v[ST_Q_KICKS_MAX_DELAY_US]);
+        }
+        ds_put_format(ds, " %12"PRIu64" %10"PRIu64" %10"PRIu64" %10"PRIu64
+                      "\n", v[ST_Q_WAIT_SAMPLES], v[ST_Q_WAIT_P50_US],
+                      v[ST_Q_WAIT_P99_US], v[ST_Q_MAX_WAIT_US]);
     }
     ds_put_format(ds, "  %-4s %-6s %-6s %10s %10s %10s %8s %8s %8s %8s "
                   "%8s %10s %8s %8s\n", "txq", "wants", "intr%",
@@ -607,14 +914,14 @@ netdev_vhost_stats_show(struct netdev_vhost *dev, struct ds *ds)
         uint64_t v[N_STATS];
         bool wants, enabled;
 
-        queue_stats_read(dev, vid, q, v, &wants, &enabled);
+        queue_stats_shown(dev, vid, q, v, &wants, &enabled);
 
         uint64_t kicks = v[ST_Q_KICKS];
         uint64_t pkts = v[ST_Q_SENT_IMMEDIATE] + v[ST_Q_STAGED];
         ds_put_format(ds, "  %-4d %-6s %5.1f%% %10"PRIu64" %10"PRIu64
                       " %10"PRIu64" %8"PRIu64" %8"PRIu64" %8"PRIu64
                       " %8"PRIu64" %8d %10"PRIu64" %8.1f %8"PRIu64"\n",
-                      q, !enabled ? "off" : wants ? "yes" : "no",
+                      q, stats_wants(wants, enabled),
                       v[ST_Q_BURSTS]
                       ? 100.0 * v[ST_Q_BURSTS_INTR] / v[ST_Q_BURSTS] : 0.0,
                       v[ST_Q_SENT_IMMEDIATE], v[ST_Q_STAGED],
@@ -627,56 +934,65 @@ netdev_vhost_stats_show(struct netdev_vhost *dev, struct ds *ds)
     ovs_mutex_unlock(&dev->mutex);
 }
 
-void
-netdev_vhost_stats_format(struct netdev *netdev, struct ds *ds)
+static int
+compare_counters(const void *a_, const void *b_)
 {
-    struct netdev_custom_stats custom = { 0, NULL };
+    const struct netdev_custom_counter *a = a_;
+    const struct netdev_custom_counter *b = b_;
+
+    return strcmp(a->name, b->name);
+}
+
+void
+netdev_vhost_stats_format(struct netdev *netdev, struct ds *ds,
+                          struct json *json)
+{
+    struct netdev_custom_stats all = { 0, NULL };
     struct netdev_stats stats;
-    struct smap all = SMAP_INITIALIZER(&all);
+    size_t allocated = 0;
 
     if (!netdev_get_stats(netdev, &stats)) {
-        smap_add_format(&all, "rx_packets", "%"PRIu64, stats.rx_packets);
-        smap_add_format(&all, "rx_bytes", "%"PRIu64, stats.rx_bytes);
-        smap_add_format(&all, "rx_dropped", "%"PRIu64, stats.rx_dropped);
-        smap_add_format(&all, "tx_packets", "%"PRIu64, stats.tx_packets);
-        smap_add_format(&all, "tx_bytes", "%"PRIu64, stats.tx_bytes);
-        smap_add_format(&all, "tx_dropped", "%"PRIu64, stats.tx_dropped);
+        custom_add(&all, &allocated, "rx_packets", stats.rx_packets);
+        custom_add(&all, &allocated, "rx_bytes", stats.rx_bytes);
+        custom_add(&all, &allocated, "rx_dropped", stats.rx_dropped);
+        custom_add(&all, &allocated, "tx_packets", stats.tx_packets);
+        custom_add(&all, &allocated, "tx_bytes", stats.tx_bytes);
+        custom_add(&all, &allocated, "tx_dropped", stats.tx_dropped);
     }
-    if (!netdev_get_custom_stats(netdev, &custom)) {
-        for (size_t i = 0; i < custom.size; i++) {
-            smap_replace_nocopy(&all, custom.counters[i].name,
-                                xasprintf("%"PRIu64,
-                                          custom.counters[i].value));
+    stats_collect(netdev_vhost_cast(netdev), VIEW_COMMAND, &all, &allocated);
+
+    if (all.size) {
+        qsort(all.counters, all.size, sizeof *all.counters,
+              compare_counters);
+    }
+    for (size_t i = 0; i < all.size; i++) {
+        const struct netdev_custom_counter *c = &all.counters[i];
+
+        if (i + 1 < all.size && !strcmp(c->name, all.counters[i + 1].name)) {
+            continue;           /* The same name twice: the last one. */
+        }
+        if (json) {
+            json_object_put(json, c->name, json_integer_create(c->value));
+        } else {
+            ds_put_format(ds, "  %s: %"PRIu64"\n", c->name, c->value);
         }
     }
-    netdev_free_custom_stats_counters(&custom);
-
-    const struct smap_node **nodes = smap_sort(&all);
-    for (size_t i = 0; i < smap_count(&all); i++) {
-        ds_put_format(ds, "  %s: %s\n", nodes[i]->key, nodes[i]->value);
-    }
-    free(nodes);
-    smap_destroy(&all);
+    netdev_free_custom_stats_counters(&all);
 }
 
 void
 netdev_vhost_stats_clear(struct netdev_vhost *dev)
 {
-    /* The device id under the mutex: destroy_device() adds DPDK's
-     * coalesced kicks of the connection to coalesced_base and withdraws
-     * the id under it, so that the offset below belongs to the id it is
-     * used with. */
     ovs_mutex_lock(&dev->mutex);
     int vid = netdev_vhost_get_vid(dev);
     for (int q = 0; q < NETDEV_VHOST_MAX_QP; q++) {
-        struct netdev_vhost_qp *qp = &dev->qps[q];
+        uint64_t v[N_STATS];
+        bool wants, enabled;
 
-        netdev_vhost_txq_clear_stats(dev, q);     /* ST_Q_BURSTS to _PPS */
-        /* ST_Q_KICKS, ST_Q_KICKS_COALESCED: counters written by the
-         * threads that kick (and DPDK's, which cannot be reset): offset
-         * them.  Their kick-module parts were cleared above. */
-        qp->kicks_cleared = netdev_vhost_counter_get(&qp->tx.kq.kicks);
-        qp->coalesced_base = -coalesced_now(dev, vid, q);
+        /* The counters stay; our commands subtract these from now on. */
+        queue_stats_read(dev, vid, q, v, &wants, &enabled);
+        memcpy(dev->qps[q].stats_base, v, sizeof v);
+        netdev_vhost_txq_clear_stats(dev, q);
     }
     ovs_mutex_unlock(&dev->mutex);
 }

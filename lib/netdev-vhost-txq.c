@@ -36,16 +36,69 @@
 #include "netdev-provider.h"
 #include "netdev-vhost-guard.h"
 #include "netdev-vhost-private.h"
+#include "netdev-vhost-stats.h"
 #include "openvswitch/vlog.h"
+#include "ovs-thread.h"
 #include "timeval.h"
 #include "util.h"
 #include "vhost-ring.h"
 
 #define this_module (*VLM_netdev_vhost)
 
-COVERAGE_DEFINE(netdev_vhost_tx_contention);
 COVERAGE_DEFINE(netdev_vhost_query_skipped);
 COVERAGE_DEFINE(netdev_vhost_kick_not_delivered);
+
+/* Contention for a tx_lock counts in stock's coverage counter
+ * vhost_tx_contention (lib/netdev-dpdk.c COVERAGE_DEFINE(), OVS 3.1 and
+ * 3.5, linked into our ovs-vswitchd), which alerts key on: not in a
+ * counter of our own name.  A coverage counter's per-thread count is
+ * static to its file, so ours is counted here per thread, and the stock
+ * counter's count function (which each thread calls to collect its own
+ * counts, lib/coverage.c coverage_try_clear()) is chained once to add it:
+ * tx_contention_count(). */
+extern struct coverage_counter counter_vhost_tx_contention;
+DEFINE_STATIC_PER_THREAD_DATA(unsigned int, tx_contention, 0);
+static unsigned int (*stock_tx_contention_count)(void);
+
+static unsigned int
+tx_contention_count(void)
+{
+    unsigned int *countp = tx_contention_get();
+    unsigned int n = *countp;
+
+    *countp = 0;
+    return n + stock_tx_contention_count();
+}
+
+void
+netdev_vhost_txq_coverage_init(void)
+{
+    static struct ovsthread_once once = OVSTHREAD_ONCE_INITIALIZER;
+
+    if (ovsthread_once_start(&once)) {
+        /* 'count' is a const member (lib/coverage.h) of an object that is
+         * not const (COVERAGE_DEFINE() defines it in writable data, and
+         * coverage.c reads it through a pointer each time). */
+        unsigned int (**count)(void)
+            = CONST_CAST(unsigned int (**)(void),
+                         &counter_vhost_tx_contention.count);
+
+        stock_tx_contention_count = *count;
+        *count = tx_contention_count;
+        ovsthread_once_done(&once);
+    }
+}
+
+/* Records 'us' (microseconds; negative counts as 0) in histogram 'h' of a
+ * queue.  With the queue's tx_lock; at most 31 comparisons
+ * (histogram_add_sample(), lib/dpif-netdev-perf.h). */
+static void
+delay_record(struct histogram *h, long long int us)
+{
+    histogram_add_sample(h, (us <= 0 ? 0
+                             : us >= UINT32_MAX ? UINT32_MAX
+                             : (uint32_t) us));
+}
 
 /* TSC cycles per microsecond (rte_get_tsc_hz()), for the rxqs' waits in
  * netdev_vhost_txq_run_due(); set by the main thread when the first port
@@ -253,6 +306,8 @@ netdev_vhost_txq_init(struct netdev_vhost *dev, int q,
     atomic_init(&txq->due, LLONG_MAX);
     vhost_txp_init(&txq->txp, mode, interval_us);
     kickq_init(&txq->kq, interval_us);
+    netdev_vhost_delay_hist_init(&txq->kick_delay);
+    netdev_vhost_delay_hist_init(&txq->wait);
     if (!tsc_per_us) {
         /* EAL is up: ports exist only with dpdk-init. */
         tsc_per_us = MAX(rte_get_tsc_hz() / 1000000, 1);
@@ -371,6 +426,8 @@ struct enqueue_ctx {
     struct netdev_vhost_txq *txq;
     int vid;
     int q;
+    long long int now;          /* time_usec() of the caller, if a flush
+                                 * may send staged packets. */
     uint32_t placed;            /* Packets placed in the ring so far. */
     uint32_t dropped;           /* Packets the ring had no room for. */
 };
@@ -387,6 +444,13 @@ enqueue_cb(void *aux, void **pkts_, int n)
     int sent = 0, retries = 0, max_retries;
     uint64_t bytes = 0;
 
+    if (pkts_ == txq->txp.staged) {
+        /* A flush: vhost_txp_flush() hands over the staged array itself,
+         * once per flush, with the staging time of its oldest packet still
+         * in 'oldest_us' (lib/vhost-tx-policy.c).  Where it records
+         * max_wait_us. */
+        delay_record(&txq->wait, ctx->now - txq->txp.oldest_us);
+    }
     if (OVS_LIKELY(ctx->vid >= 0)) {
         atomic_read_relaxed(&ctx->dev->tx_retries_max, &max_retries);
         /* DPDK's guest_notify() and guest_notified() on this thread are
@@ -445,7 +509,8 @@ txq_flush_locked(struct netdev_vhost *dev, int q, long long int now,
 {
     struct netdev_vhost_txq *txq = txq_get(dev, q);
     int vid = netdev_vhost_get_vid(dev);
-    struct enqueue_ctx ctx = { dev, txq, vid, q };
+    struct enqueue_ctx ctx = { .dev = dev, .txq = txq, .vid = vid,
+                               .q = q, .now = now };
 
     if (!txq->txp.n_staged) {
         return;
@@ -496,6 +561,8 @@ kick_run_locked(struct netdev_vhost *dev, int q, int vid,
         return;
     }
     if (netdev_vhost_kick_deliver(vid, q)) {
+        /* Where vhost_kick_delivered() records max_delay_us. */
+        delay_record(&txq->kick_delay, now_us - kq->kick.pending_us);
         vhost_kick_delivered(&kq->kick, now_us);
         netdev_vhost_kick_note_used(dev, q);
     } else {
@@ -524,7 +591,7 @@ netdev_vhost_txq_send(struct netdev_vhost *dev, int q,
     unsigned int before;
 
     if (OVS_UNLIKELY(!txq_trylock(dev, q, &before))) {
-        COVERAGE_INC(netdev_vhost_tx_contention);
+        (*tx_contention_get())++;     /* vhost_tx_contention. */
         before = txq_lock(dev, q);
     }
     /* Again under the lock: see txq_flush_locked(). */
@@ -535,7 +602,8 @@ netdev_vhost_txq_send(struct netdev_vhost *dev, int q,
         return;
     }
 
-    struct enqueue_ctx ctx = { dev, txq, vid, q };
+    struct enqueue_ctx ctx = { .dev = dev, .txq = txq, .vid = vid,
+                               .q = q };
     bool defer = NETDEV_VHOST_HAS_DEFERRED_KICKS && txq->kq.defer;
     bool wants = txq->txp.mode == VHOST_TXP_TIMED;
 
@@ -548,6 +616,7 @@ netdev_vhost_txq_send(struct netdev_vhost *dev, int q,
     /* The clock is read only when staging is in play: a polling guest
      * costs one ring read per burst and nothing else. */
     long long int now = wants || txq->txp.n_staged ? time_usec() : 0;
+    ctx.now = now;
     /* Adaptive mode: whether this burst would wake the guest at the floor
      * (lib/vhost-moderation.h).  With deferred kicks: DPDK asks
      * guest_notify() during the enqueue, or a kick is already held (DPDK
@@ -728,7 +797,8 @@ netdev_vhost_txq_set_policy(struct netdev_vhost *dev,
         struct netdev_vhost_txq *txq = txq_get(dev, q);
         unsigned int before = txq_lock(dev, q);
         int vid = netdev_vhost_get_vid(dev);
-        struct enqueue_ctx ctx = { dev, txq, vid, q };
+        struct enqueue_ctx ctx = { .dev = dev, .txq = txq, .vid = vid,
+                                   .q = q, .now = now };
 
         if (txq->txp.n_staged && vid < 0) {
             txq_flush_locked(dev, q, now, NETDEV_VHOST_TXQ_DROP);
@@ -787,7 +857,10 @@ netdev_vhost_txq_teardown(struct netdev_vhost *dev, int q, int vid)
          * tx_lock was taken since. */
         delivered = netdev_vhost_kick_deliver(vid, q);
         if (delivered) {
-            vhost_kick_delivered(&kq->kick, time_usec());
+            long long int now = time_usec();
+
+            delay_record(&txq->kick_delay, now - kq->kick.pending_us);
+            vhost_kick_delivered(&kq->kick, now);
             kq->teardown_delivered++;
         }
     }
@@ -808,7 +881,7 @@ netdev_vhost_txq_read_stats(struct netdev_vhost *dev, int q,
     st->mod = txq->kq.mod.stats;
     st->n_staged = txq->txp.n_staged;
     st->show_drops = (netdev_vhost_counter_get(&txq->dropped)
-                      - txq->dropped_base + txq->txp.stats.staged_drops);
+                      + txq->txp.stats.staged_drops);
     st->queries_skipped = txq->queries_skipped;
     st->kicks_not_delivered = txq->kq.not_delivered;
     st->kicks_teardown = txq->kq.teardown_delivered;
@@ -817,6 +890,8 @@ netdev_vhost_txq_read_stats(struct netdev_vhost *dev, int q,
     st->enabled = txq->enabled;
     st->interval_us = (txq->kq.adaptive ? vhost_mod_interval(&txq->kq.mod)
                        : txq->txp.interval_us);
+    st->kick_delay = txq->kick_delay;
+    st->wait = txq->wait;
     txq_unlock(dev, q, before);
 }
 
@@ -826,12 +901,9 @@ netdev_vhost_txq_clear_stats(struct netdev_vhost *dev, int q)
     struct netdev_vhost_txq *txq = txq_get(dev, q);
     unsigned int before = txq_lock(dev, q);
 
-    vhost_txp_clear_stats(&txq->txp);
-    txq->dropped_base = netdev_vhost_counter_get(&txq->dropped);
-    txq->queries_skipped = 0;
-    vhost_kick_clear_stats(&txq->kq.kick);
-    vhost_mod_clear_stats(&txq->kq.mod);
-    txq->kq.not_delivered = 0;
-    txq->kq.teardown_delivered = 0;
+    txq->txp.stats.max_wait_us = 0;
+    txq->kq.kick.stats.max_delay_us = 0;
+    memset(txq->kick_delay.bin, 0, sizeof txq->kick_delay.bin);
+    memset(txq->wait.bin, 0, sizeof txq->wait.bin);
     txq_unlock(dev, q, before);
 }

@@ -47,6 +47,7 @@
 #include <rte_spinlock.h>
 #include <rte_vhost.h>
 
+#include "dpif-netdev-perf.h"
 #include "netdev-vhost-kick.h"
 #include "openvswitch/compiler.h"
 #include "ovs-atomic.h"
@@ -113,7 +114,6 @@ struct netdev_vhost_txq {
                                  * moderation (lib/netdev-vhost-kick.h). */
     uint64_t queries_skipped;   /* Ring questions not asked: ring being
                                  * changed. */
-    uint64_t dropped_base;      /* 'dropped' at the last clear-stats. */
     atomic_llong due;           /* When the queue next has work for
                                  * netdev_vhost_txq_run_due(), as of the
                                  * last unlock that saw packets staged or a
@@ -140,16 +140,29 @@ struct netdev_vhost_txq {
      * message may remap guest memory. */
     atomic_bool reading;
     struct rte_vhost_vring vring;   /* Pointers valid iff rings_valid. */
+
+    /* Distributions of delays, us, since the last clear-stats, in OVS's
+     * histogram (lib/dpif-netdev-perf.h; buckets of
+     * netdev_vhost_delay_hist_init(), lib/netdev-vhost-stats.h).  Under
+     * the tx_lock, written only when a held kick is delivered or staged
+     * packets are flushed, never per packet. */
+    struct histogram kick_delay;    /* From the first taken-over request
+                                     * of a kick to its delivery. */
+    struct histogram wait;          /* How long the oldest packet of a
+                                     * flush was staged. */
 };
 
 /* A copy of a queue's counters and state, taken under its tx_lock by
- * netdev_vhost_txq_read_stats(). */
+ * netdev_vhost_txq_read_stats().  The counters only grow (since the port
+ * was made; netdev-vhost/clear-stats subtracts a snapshot where it shows
+ * them, lib/netdev-vhost-stats.c); the maxima (max_wait_us,
+ * max_delay_us) and the histograms are since the last clear-stats. */
 struct netdev_vhost_txq_stats {
-    struct vhost_txp_stats txp;     /* Since the last clear-stats. */
-    struct vhost_kick_stats kick;   /* Since the last clear-stats. */
-    struct vhost_mod_stats mod;     /* Since the last clear-stats. */
+    struct vhost_txp_stats txp;
+    struct vhost_kick_stats kick;
+    struct vhost_mod_stats mod;
     uint64_t n_staged;              /* Staged now, packets. */
-    uint64_t show_drops;            /* Retries exhausted since clear-stats
+    uint64_t show_drops;            /* Packets not accepted after retries
                                      * plus staged drops. */
     uint64_t queries_skipped;
     uint64_t kicks_not_delivered;
@@ -158,7 +171,17 @@ struct netdev_vhost_txq_stats {
     bool wants_intr;                /* Last answer of the ring question. */
     bool enabled;
     uint32_t interval_us;           /* Interval now in force, us. */
+    struct histogram kick_delay;    /* See struct netdev_vhost_txq. */
+    struct histogram wait;
 };
+
+/* Makes contention for our tx_locks count in stock's coverage counter
+ * vhost_tx_contention (lib/netdev-dpdk.c), which alerts key on, by
+ * chaining its per-thread count function.  Main thread, once, before any
+ * PMD thread exists (PMD threads collect coverage counts,
+ * lib/dpif-netdev.c): netdev_vhost_register() time, through
+ * netdev_vhost_unixctl_register(). */
+void netdev_vhost_txq_coverage_init(void);
 
 /* Initialises queue pair 'q' of 'dev' for tx policy 'mode' and
  * 'interval_us' (1..1000000), and with q == 0 also the port's two queue
@@ -268,9 +291,11 @@ bool netdev_vhost_txq_teardown(struct netdev_vhost *dev, int q, int vid);
 void netdev_vhost_txq_read_stats(struct netdev_vhost *dev, int q,
                                  struct netdev_vhost_txq_stats *st);
 
-/* Clears the counters of queue pair 'q' of 'dev' that clear-stats resets
- * (the tx policy's, kick and moderation counters, the dropped count
- * shown).  Main thread, dev->mutex held. */
+/* netdev-vhost/clear-stats on queue pair 'q' of 'dev': empties its delay
+ * histograms and zeroes its maxima (max_wait_us, kicks' max_delay_us),
+ * which only our commands show.  Its counters are left alone: they only
+ * grow, and the command subtracts a snapshot instead
+ * (lib/netdev-vhost-stats.c).  Main thread, dev->mutex held. */
 void netdev_vhost_txq_clear_stats(struct netdev_vhost *dev, int q);
 
 #endif /* netdev-vhost-txq.h */

@@ -19,9 +19,11 @@
 
 /* The operator commands of netdev-vhost (lib/netdev-vhost-unixctl.c). */
 
-/* Registers "netdev-vhost/show [PORT]", "netdev-vhost/stats PORT" and
- * "netdev-vhost/clear-stats [PORT]".  Main thread, once: called by
- * netdev_vhost_register(). */
+/* Registers "netdev-vhost/show [PORT]", "netdev-vhost/stats PORT" (both
+ * answer "ovs-appctl --format json" with a JSON object where the OVS build
+ * has JSON output, 3.3+; text otherwise) and "netdev-vhost/clear-stats
+ * [PORT]" (resets what the first two show, never the statistics).  Main
+ * thread, once: called by netdev_vhost_register(). */
 void netdev_vhost_unixctl_register(void);
 
 #endif /* netdev-vhost-unixctl.h */

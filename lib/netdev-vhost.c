@@ -857,6 +857,7 @@ netdev_vhost_get_status(const struct netdev *netdev, struct smap *args)
             smap_add_nocopy(args, xstrdup("socket_error"), problem);
         }
     }
+    netdev_vhost_stats_status(dev, args);
     smap_add(args, "netdev_vhost_version", netdev_vhost_version);
     ovs_mutex_unlock(&dev->mutex);
     return 0;

@@ -107,6 +107,10 @@ dnl                                  reject TSO (status key userspace-tso)
 dnl                                  and options:vhost-max-queue-pairs,
 dnl                                  both absent from OVS 3.1's
 dnl                                  netdev-dpdk.c
+dnl   NETDEV_VHOST_UNIXCTL_JSON      defined when OVS's lib/unixctl.h has
+dnl                                  unixctl_command_reply_json() (3.3+):
+dnl                                  netdev-vhost/show and /stats answer
+dnl                                  "ovs-appctl --format json"
 dnl Substitutions: OVS_VERSION (e.g. 3.5.0), OVS_VERSION_NUM, DPDK_VERSION
 dnl (libdpdk's pkg-config version, e.g. 24.11.8), NETDEV_VHOST_COMPAT_CPPFLAGS,
 dnl NETDEV_VHOST_OFFLOADS ("guest" with NETDEV_VHOST_GUEST_OFFLOADS, else
@@ -140,6 +144,15 @@ AC_DEFUN([NETDEV_VHOST_CHECK_VERSIONS], [
   AC_SUBST([NETDEV_VHOST_OFFLOADS])
   AS_IF([test "$OVS_VERSION_NUM" -ge 30500],
         [NETDEV_VHOST_COMPAT_CPPFLAGS="$NETDEV_VHOST_COMPAT_CPPFLAGS -DNETDEV_VHOST_VIRTIO_RECOVERY=1"])
+
+  dnl "ovs-appctl --format json" (OVS 3.3+): a command answers in JSON
+  dnl when its connection asks for it.
+  AC_MSG_CHECKING([whether OVS commands can answer in JSON])
+  AS_IF([grep -q 'unixctl_command_reply_json' "$OVS_SRCDIR/lib/unixctl.h"],
+        [netdev_vhost_unixctl_json=yes
+         NETDEV_VHOST_COMPAT_CPPFLAGS="$NETDEV_VHOST_COMPAT_CPPFLAGS -DNETDEV_VHOST_UNIXCTL_JSON=1"],
+        [netdev_vhost_unixctl_json=no])
+  AC_MSG_RESULT([$netdev_vhost_unixctl_json])
 
   AC_MSG_CHECKING([whether rte_vhost can defer the guest notification])
   save_CFLAGS=$CFLAGS

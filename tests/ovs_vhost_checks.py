@@ -177,13 +177,50 @@ def log_problems(log, entries=''):
             print(line, end='')
 
 
-def json_field(path, key):
-    """Prints the value of KEY ("a.b" for a nested one) of the JSON object
-    in file 'path'."""
+def json_get(path, key):
+    """The value of KEY ("a.b" for a nested one, a number for an array's
+    element; "" for the whole document) of the JSON document in file
+    'path'."""
     v = json.load(open(path))
-    for k in key.split('.'):
-        v = v[k]
-    print(v)
+    for k in key.split('.') if key else ():
+        v = v[int(k)] if isinstance(v, list) else v[k]
+    return v
+
+
+def json_field(path, key):
+    """Prints the value of KEY ("a.b" for a nested one, a number for an
+    array's element) of the JSON object in file 'path'."""
+    print(json_get(path, key))
+
+
+def json_keys(path, key=''):
+    """Prints the member names of the JSON object at KEY (as json_field();
+    "" or absent: the top) of file 'path', sorted, one a line, each with
+    the type of its value (int, str, bool, list, dict, null)."""
+    v = json_get(path, key)
+    names = {bool: 'bool', int: 'int', str: 'str', list: 'list',
+             dict: 'dict', type(None): 'null'}
+    for k in sorted(v):
+        print(k, names.get(type(v[k]), 'other'))
+
+
+def stats_same(json_path, text_path):
+    """Prints "same counters" if the JSON netdev-vhost/stats in file
+    'json_path' has exactly the names of the text one in 'text_path', each
+    an integer, else the differences (utilities/ovs_vhost_stats.py parses
+    the text)."""
+    import ovs_vhost_stats
+    doc = json.load(open(json_path))
+    text = ovs_vhost_stats.load(text_path)
+    bad = sorted(k for k, v in doc.items()
+                 if not isinstance(v, int) or isinstance(v, bool))
+    only_json = sorted(set(doc) - set(text))
+    only_text = sorted(set(text) - set(doc))
+    if bad or only_json or only_text:
+        print('not integers: %s; only in JSON: %s; only in text: %s'
+              % (bad, only_json, only_text))
+    else:
+        print('same counters')
 
 
 # Traffic phases of the tx policy tests (TXP_PHASE in tests/txp-macros.at:
@@ -717,8 +754,9 @@ def freeze(tid, timeout):
 
 
 COMMANDS = {f.__name__.replace('_', '-'): f for f in (
-    log_problems, json_field, txp_check, txp_summary, txp_fewer_kicks,
-    rel_check, rel_restart_check, ovn_move_times, ovn_check, ovn_summary,
+    log_problems, json_field, json_keys, stats_same, txp_check, txp_summary,
+    txp_fewer_kicks, rel_check, rel_restart_check, ovn_move_times,
+    ovn_check, ovn_summary,
     tso_send, csum_send, vxlan_check, oneshot_server, kill_and_del,
     break_at, freeze)}
 

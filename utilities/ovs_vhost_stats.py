@@ -15,8 +15,11 @@
 """The one parser of "ovs-appctl netdev-vhost/stats PORT".
 
 That command prints every counter of a port, one "  name: value" line each,
-in name order (lib/netdev-vhost-stats.c, netdev_vhost_stats_format()).  The
-test suite and utilities/ovs-vhost-bench parse it with these functions only:
+in name order (lib/netdev-vhost-stats.c, netdev_vhost_stats_format()), or,
+asked with "ovs-appctl --format json" where the OVS build has JSON output
+(3.3+), one JSON object of name: integer members.  parse() reads both;
+read() asks for JSON and falls back to text.  The test suite and
+utilities/ovs-vhost-bench parse it with these functions only:
 tests/ovs_vhost_checks.py imports them, and the shell functions of
 tests/netdev-vhost-macros.at (vhost_stats, custom_stat, vhost_val,
 vhost_delta) run this file as a program:
@@ -24,7 +27,8 @@ vhost_delta) run this file as a program:
     python3 ovs_vhost_stats.py [--default=N] [--since=BEFORE] [--sum]
                                [--names] FILE NAME...
 
-reads a saved netdev-vhost/stats output from FILE ("-": standard input)
+reads a saved netdev-vhost/stats output from FILE ("-": standard input;
+"appctl:PORT": runs ovs-appctl netdev-vhost/stats PORT now, read())
 and prints the value of each counter NAME, one a line, in the order given.
 A NAME with shell wildcards (fnmatch, e.g. "tx_q*_enabled") stands for
 every counter it matches, in name order.  An absent counter prints N with
@@ -36,12 +40,28 @@ status 0, or 2 for a usage error or a file that cannot be read.
 """
 
 import fnmatch
+import json
+import subprocess
 import sys
 
 
 def parse(text):
-    """Returns {name: int} of the counters in 'text' (the command's output);
-    lines that are not "name: non-negative integer" are left out."""
+    """Returns {name: int} of the counters in 'text' (the command's output,
+    text or JSON).  Text: lines that are not "name: non-negative integer"
+    are left out.  JSON: the members whose value is a non-negative integer;
+    a text answer wrapped by an OVS whose build of ours has no JSON output
+    ({"reply-format": "plain", "reply": TEXT}) is parsed as text."""
+    if text.lstrip().startswith('{'):
+        try:
+            obj = json.loads(text)
+        except ValueError:
+            obj = None
+        if isinstance(obj, dict):
+            if obj.get('reply-format') == 'plain':
+                return parse(obj.get('reply', ''))
+            return {k: v for k, v in obj.items()
+                    if isinstance(v, int) and not isinstance(v, bool)
+                    and v >= 0}
     counters = {}
     for line in text.splitlines():
         name, sep, value = line.strip().partition(': ')
@@ -51,9 +71,48 @@ def parse(text):
 
 
 def load(path):
-    """parse() of the file at 'path' (a saved netdev-vhost/stats output)."""
+    """parse() of the file at 'path' (a saved netdev-vhost/stats output),
+    or read() of port PORT for a 'path' "appctl:PORT"."""
+    if path.startswith('appctl:'):
+        return read(appctl_run, path[len('appctl:'):])
     with open(path) as f:
         return parse(f.read())
+
+
+# Whether ovs-appctl took "--format json": None until first asked.
+_json_ok = None
+
+
+def read(run, port):
+    """{name: int} of netdev-vhost/stats of 'port' now: asked as JSON
+    ("--format json") unless an earlier call found that ovs-appctl has no
+    such option (OVS before 3.3), then as text.  'run'(*args) runs
+    ovs-appctl with 'args' and returns its standard output; it raises an
+    exception that quotes ovs-appctl's error when the command fails."""
+    global _json_ok
+    if _json_ok is not False:
+        try:
+            counters = parse(run('--format', 'json', 'netdev-vhost/stats',
+                                 port))
+            _json_ok = True
+            return counters
+        except Exception as e:
+            # OVS 3.1's ovs-appctl: "unrecognized option '--format'".
+            if _json_ok or 'format' not in str(e):
+                raise
+            _json_ok = False
+    return parse(run('netdev-vhost/stats', port))
+
+
+def appctl_run(*args):
+    """Runs "ovs-appctl ARGS" (the environment says which daemon, e.g.
+    OVS_RUNDIR) and returns its output; raises OSError if it fails."""
+    p = subprocess.run(('ovs-appctl',) + args, stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, universal_newlines=True)
+    if p.returncode:
+        raise OSError('ovs-appctl %s: %s' % (' '.join(args),
+                                             p.stderr.strip()))
+    return p.stdout
 
 
 def delta(before, after, name):
