@@ -65,9 +65,13 @@ tx_contention_count(void)
 {
     unsigned int *countp = tx_contention_get();
     unsigned int n = *countp;
+    /* Published before this function (netdev_vhost_txq_coverage_init()),
+     * read by threads that may have loaded 'count' without ordering. */
+    unsigned int (*stock)(void) = __atomic_load_n(&stock_tx_contention_count,
+                                                  __ATOMIC_ACQUIRE);
 
     *countp = 0;
-    return n + stock_tx_contention_count();
+    return n + (stock ? stock() : 0);
 }
 
 void
@@ -83,8 +87,9 @@ netdev_vhost_txq_coverage_init(void)
             = CONST_CAST(unsigned int (**)(void),
                          &counter_vhost_tx_contention.count);
 
-        stock_tx_contention_count = *count;
-        *count = tx_contention_count;
+        __atomic_store_n(&stock_tx_contention_count, *count,
+                         __ATOMIC_RELEASE);
+        __atomic_store_n(count, tx_contention_count, __ATOMIC_RELEASE);
         ovsthread_once_done(&once);
     }
 }
@@ -524,6 +529,15 @@ txq_flush_locked(struct netdev_vhost *dev, int q, long long int now,
     } else {
         vhost_txp_run(&txq->txp, now, enqueue_cb, &ctx);
     }
+    if (OVS_UNLIKELY(ctx.dropped) && how != NETDEV_VHOST_TXQ_DROP
+        && vid >= 0) {
+        /* A flush that found the guest's ring full starts the hold-off as
+         * a burst does (netdev_vhost_txq_send()). */
+        vhost_txp_ring_full(&txq->txp, now);
+        if (NETDEV_VHOST_HAS_DEFERRED_KICKS && txq->kq.defer) {
+            vhost_kick_ring_full(&txq->kq.kick, now);
+        }
+    }
 }
 
 /* Held kicks (deferred-kick builds; nothing is ever held otherwise). */
@@ -626,17 +640,6 @@ netdev_vhost_txq_send(struct netdev_vhost *dev, int q,
 
     vhost_txp_burst(&txq->txp, wants, (void **) batch->packets, cnt, now,
                     enqueue_cb, &ctx);
-    if (OVS_UNLIKELY(ctx.dropped)) {
-        /* The guest's ring overflowed: hold nothing on this queue for a
-         * while (lib/vhost-ring.h, VHOST_RING_FULL_HOLDOFF_US).  A held
-         * kick becomes due at once and goes out below. */
-        long long int full_now = now ? now : time_usec();
-
-        vhost_txp_ring_full(&txq->txp, full_now);
-        if (defer) {
-            vhost_kick_ring_full(&txq->kq.kick, full_now);
-        }
-    }
     if (OVS_UNLIKELY(txq->kq.adaptive)) {
         bool wanted = (defer
                        ? kick_held || txq->kq.kick.stats.requests
@@ -645,6 +648,19 @@ netdev_vhost_txq_send(struct netdev_vhost *dev, int q,
 
         kickq_moderate(&txq->kq, &txq->txp, cnt, wanted, ctx.dropped,
                        now ? now : time_usec());
+    }
+    if (OVS_UNLIKELY(ctx.dropped)) {
+        /* The guest's ring overflowed: hold nothing on this queue for a
+         * while (lib/vhost-ring.h, VHOST_RING_FULL_HOLDOFF_US; after
+         * adaptive moderation went back to its floor, so that the
+         * hold-off follows the floor's interval).  A held kick becomes due
+         * at once and goes out below. */
+        long long int full_now = now ? now : time_usec();
+
+        vhost_txp_ring_full(&txq->txp, full_now);
+        if (defer) {
+            vhost_kick_ring_full(&txq->kq.kick, full_now);
+        }
     }
     if (defer) {
         /* The ring watermark: a held kick is due at once when the ring
