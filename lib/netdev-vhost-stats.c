@@ -305,36 +305,6 @@ stat_in_build(int i)
     return !stat_defs[i].deferred_kicks || NETDEV_VHOST_HAS_DEFERRED_KICKS;
 }
 
-/* The buckets of the delay histograms, microseconds: the inclusive upper
- * bound of each (struct histogram, lib/dpif-netdev-perf.h).  Three per
- * decade, at 1.5, 3.5 and 7.5 times a power of ten, so that a round
- * interval (1, 2, 3 or 5 times a power of ten, as tx-flush-interval is
- * usually set) and the delays just past it (a flush or kick at its
- * deadline, plus a poll) fall inside one bucket, not on an edge.  OVS
- * sets its own walls with static functions of lib/dpif-netdev-perf.c
- * (histogram_walls_set_log()) that a plugin cannot call. */
-static const uint32_t delay_walls[] = {
-    0, 1, 2, 3, 7,
-    15, 35, 75,
-    150, 350, 750,
-    1500, 3500, 7500,
-    15000, 35000, 75000,
-    150000, 350000, 750000,
-    1500000, 3500000, 7500000,
-    15000000, 35000000, 75000000,
-    150000000, 350000000, 750000000,
-    1500000000, 3500000000u,
-    UINT32_MAX,
-};
-BUILD_ASSERT_DECL(ARRAY_SIZE(delay_walls) == NUM_BINS);
-
-void
-netdev_vhost_delay_hist_init(struct histogram *h)
-{
-    memcpy(h->wall, delay_walls, sizeof h->wall);
-    memset(h->bin, 0, sizeof h->bin);
-}
-
 uint64_t
 netdev_vhost_delay_hist_percentile(const struct histogram *h,
                                    unsigned int pct, uint64_t max)

@@ -96,11 +96,6 @@ void netdev_vhost_stats_format(struct netdev *netdev, struct ds *ds,
  * and every tx_lock). */
 void netdev_vhost_stats_clear(struct netdev_vhost *dev);
 
-/* Sets the buckets of the delay histogram 'h' (OVS's struct histogram,
- * lib/dpif-netdev-perf.h, walls in microseconds: see delay_walls in
- * lib/netdev-vhost-stats.c) and empties it.  Any thread that owns 'h'. */
-void netdev_vhost_delay_hist_init(struct histogram *h);
-
 /* The 'pct' (1..100) percentile of the samples of delay histogram 'h' by
  * nearest rank: the upper wall of the bucket that holds it, but at most
  * 'max' (the largest sample, us, kept beside the histogram); 0 if 'h'

@@ -143,7 +143,7 @@ struct netdev_vhost_txq {
 
     /* Distributions of delays, us, since the last clear-stats, in OVS's
      * histogram (lib/dpif-netdev-perf.h; buckets of
-     * netdev_vhost_delay_hist_init(), lib/netdev-vhost-stats.h).  Under
+     * netdev_vhost_delay_hist_init(), below).  Under
      * the tx_lock, written only when a held kick is delivered or staged
      * packets are flushed, never per packet. */
     struct histogram kick_delay;    /* From the first taken-over request
@@ -297,5 +297,10 @@ void netdev_vhost_txq_read_stats(struct netdev_vhost *dev, int q,
  * grow, and the command subtracts a snapshot instead
  * (lib/netdev-vhost-stats.c).  Main thread, dev->mutex held. */
 void netdev_vhost_txq_clear_stats(struct netdev_vhost *dev, int q);
+
+/* Sets the buckets of the delay histogram 'h' (OVS's struct histogram,
+ * lib/dpif-netdev-perf.h, walls in microseconds: see delay_walls in
+ * lib/netdev-vhost-txq.c) and empties it.  Any thread that owns 'h'. */
+void netdev_vhost_delay_hist_init(struct histogram *h);
 
 #endif /* netdev-vhost-txq.h */
