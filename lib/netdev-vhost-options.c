@@ -51,6 +51,15 @@ static char *vhost_sock_dir;
 static bool vhost_iommu_enabled;
 static bool vhost_postcopy_enabled;
 
+/* The tx flush mode of ports that set none and of an other_config without
+ * vhost-tx-flush-mode: auto where DPDK defers the kick itself (23.11+),
+ * adaptive where auto would stage packets (22.11), whose staging lost
+ * packets at the sender's maximum and added about half an interval of
+ * latency at low rates that adaptive's floor does not (DESIGN-NOTES.md,
+ * "The default mode, chosen from the latency frontier"). */
+#define NETDEV_VHOST_DEFAULT_TXP_MODE \
+    (NETDEV_VHOST_HAS_DEFERRED_KICKS ? VHOST_TXP_AUTO : VHOST_TXP_ADAPTIVE)
+
 /* The tx policy defaults (netdev_vhost_txp_defaults()):
  * other_config:vhost-tx-flush-mode, vhost-tx-flush-interval,
  * vhost-tx-coalesce (what auto mode coalesces by default, kicks in DPDK
@@ -58,7 +67,7 @@ static bool vhost_postcopy_enabled;
  * vhost-tx-flush-interval-min, -max (the bounds of adaptive mode,
  * lib/vhost-moderation.h); 'error' the last rejected other_config. */
 static struct netdev_vhost_txp_cfg default_txp = {
-    .mode = VHOST_TXP_AUTO,
+    .mode = NETDEV_VHOST_DEFAULT_TXP_MODE,
     .interval_us = VHOST_TXP_INTERVAL_DEFAULT,
     .coalesce_kicks = NETDEV_VHOST_HAS_DEFERRED_KICKS,
     .min_us = VHOST_MOD_FLOOR_DEFAULT,
@@ -564,7 +573,8 @@ netdev_vhost_set_other_config(const struct smap *ovs_other_config)
                                     "other_config:vhost-", true,
                                     VHOST_MOD_FLOOR_DEFAULT,
                                     VHOST_MOD_CEILING_DEFAULT, &cfg);
-    enum vhost_txp_mode mode = cfg.mode_set ? cfg.mode : VHOST_TXP_AUTO;
+    enum vhost_txp_mode mode = (cfg.mode_set ? cfg.mode
+                                : NETDEV_VHOST_DEFAULT_TXP_MODE);
     uint32_t interval = cfg.interval_set ? cfg.interval_us
                                          : VHOST_TXP_INTERVAL_DEFAULT;
     bool kicks = cfg.coalesce_set ? cfg.coalesce_kicks

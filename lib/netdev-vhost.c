@@ -1026,9 +1026,17 @@ netdev_vhost_register(const struct smap *ovs_other_config)
                              "[port] up|down", 1, 2,
                              netdev_vhost_unixctl_admin_state, NULL);
     def = netdev_vhost_txp_defaults();
+    char interval[48];
+    if (def->mode == VHOST_TXP_ADAPTIVE) {
+        snprintf(interval, sizeof interval, "%"PRIu32" to %"PRIu32" us",
+                 def->min_us, def->max_us);
+    } else {
+        snprintf(interval, sizeof interval, "%"PRIu32" us",
+                 def->interval_us);
+    }
     VLOG_INFO("netdev-vhost %s took over port types: %s (tx flush default: "
-              "%s, %"PRIu32" us; auto coalesces %s)", netdev_vhost_version,
+              "%s, %s; auto coalesces %s)", netdev_vhost_version,
               ds_cstr(&taken), vhost_txp_mode_to_string(def->mode),
-              def->interval_us, def->coalesce_kicks ? "kicks" : "packets");
+              interval, def->coalesce_kicks ? "kicks" : "packets");
     ds_destroy(&taken);
 }
