@@ -38,7 +38,8 @@ TESTSUITE_AT = \
 	tests/system-ovn.at \
 	tests/system-adaptive.at \
 	tests/system-frontend.at \
-	tests/system-options.at
+	tests/system-options.at \
+	tests/system-migration.at
 EXTRA_DIST += $(TESTSUITE_AT) tests/testsuite tests/atlocal.in package.m4 \
 	tests/linux-guest-image.sh tests/linux-guest-init tests/linux-guest-udp.c \
 	tests/ovs-system-dpdk.sh tests/package-deb.sh tests/ovs_vhost_checks.py

@@ -30,11 +30,15 @@
  *       (default 0: the sender's first datagram), or from the first one
  *       received with BASE "first" (joining a running stream); earlier
  *       ones count as reordered and out of window.  Prints
- *       "NVREADY id=ID" once bound, then one line of key=value results.
+ *       "NVREADY id=ID" once bound, then one line of key=value results
+ *       (max_gap_ms: the longest time between two datagrams of the
+ *       stream, max_gap_seq: the sequence number that ended it).
  *   nvudp tx DST PORT RATE COUNT SIZE
  *       Sends COUNT datagrams to DST:PORT at RATE per second (0: as fast
  *       as possible), each SIZE bytes on the wire without CRC (60..1514),
- *       and prints one line of key=value results.
+ *       and prints one line of key=value results.  COUNT 0: until SIGTERM
+ *       or SIGINT (either also ends a finite stream early, with the
+ *       results).
  *
  * No dependencies beyond libc: it is linked with -static. */
 
@@ -43,6 +47,7 @@
 #include <errno.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -54,6 +59,16 @@
 #define MAGIC 0x4f564847u       /* "OVHG", as ovs-vhost-guest. */
 #define HDRS 42                 /* Ethernet + IPv4 + UDP headers. */
 #define MIN_PAYLOAD 16          /* Magic, stream, sequence number. */
+
+/* Set by SIGTERM or SIGINT: nvudp tx stops sending and reports. */
+static volatile sig_atomic_t stop;
+
+static void
+stop_handler(int sig)
+{
+    (void) sig;
+    stop = 1;
+}
 
 static uint64_t
 now_ns(void)
@@ -141,7 +156,7 @@ do_rx(int argc, char *argv[])
 
     uint64_t received = 0, unique = 0, dups = 0, reordered = 0, other = 0;
     uint64_t highest = 0, out_of_window = 0;
-    uint64_t t_first = 0, t_last = 0;
+    uint64_t t_first = 0, t_last = 0, t_ours = 0, max_gap = 0, gap_seq = 0;
     int have_seq = 0;
     unsigned char buf[2048];
 
@@ -167,9 +182,14 @@ do_rx(int argc, char *argv[])
         if (!received) {
             t_first = t_last;
         }
+        uint64_t seq = get_be(buf + 8, 8);
+        if (received && t_last - t_ours > max_gap) {
+            max_gap = t_last - t_ours;
+            gap_seq = seq;
+        }
+        t_ours = t_last;
         received++;
 
-        uint64_t seq = get_be(buf + 8, 8);
         if (base_first && !have_seq) {
             base = seq;
         }
@@ -199,14 +219,17 @@ do_rx(int argc, char *argv[])
     uint64_t expected = have_seq && highest + 1 > count ? highest + 1 : count;
     printf("received=%llu unique=%llu lost=%llu duplicates=%llu "
            "reordered=%llu other=%llu out_of_window=%llu base=%llu "
-           "highest=%lld duration_ms=%llu\n",
+           "highest=%lld duration_ms=%llu max_gap_ms=%llu "
+           "max_gap_seq=%llu\n",
            (unsigned long long) received, (unsigned long long) unique,
            (unsigned long long) (expected - unique),
            (unsigned long long) dups, (unsigned long long) reordered,
            (unsigned long long) other, (unsigned long long) out_of_window,
            (unsigned long long) base,
            have_seq ? (long long) (highest + base) : -1LL,
-           (unsigned long long) ((t_last - t_first) / 1000000));
+           (unsigned long long) ((t_last - t_first) / 1000000),
+           (unsigned long long) (max_gap / 1000000),
+           (unsigned long long) gap_seq);
     close(fd);
     free(seen);
     return 0;
@@ -239,6 +262,12 @@ do_tx(int argc, char *argv[])
         return 1;
     }
 
+    /* No SA_RESTART: the signal also cuts the pacing nap short. */
+    struct sigaction sa = { .sa_handler = stop_handler };
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGINT, &sa, NULL);
+
     size_t payload = size - HDRS;
     int ts_bytes = payload - MIN_PAYLOAD > 8 ? 8 : payload - MIN_PAYLOAD;
     unsigned char buf[1514] = { 0 };
@@ -247,7 +276,7 @@ do_tx(int argc, char *argv[])
 
     put_be(buf, MAGIC, 4);
     put_be(buf + 4, 0, 4);
-    for (uint64_t seq = 0; seq < count; seq++) {
+    for (uint64_t seq = 0; (!count || seq < count) && !stop; seq++) {
         if (rate) {
             uint64_t due = start + seq * 1000000000ull / rate;
             uint64_t t = now_ns();
@@ -256,11 +285,20 @@ do_tx(int argc, char *argv[])
                                        (due - t) % 1000000000u };
                 nanosleep(&ts, NULL);
             }
+            if (stop) {
+                break;
+            }
         }
         put_be(buf + 8, seq, 8);
         put_be(buf + 16, now_ns(), ts_bytes);
-        if (send(fd, buf, payload, 0) == (ssize_t) payload) {
+        ssize_t n;
+        do {
+            n = send(fd, buf, payload, 0);
+        } while (n < 0 && errno == EINTR && !stop);
+        if (n == (ssize_t) payload) {
             sent++;
+        } else if (n < 0 && errno == EINTR) {
+            break;              /* Stopped while the socket was full. */
         } else {
             errors++;
         }
