@@ -100,6 +100,7 @@ enum stat {
     ST_Q_WAIT_P50_US,
     ST_Q_WAIT_P99_US,
     ST_Q_QUERIES_SKIPPED,
+    ST_Q_QUERIES_REUSED,
     ST_Q_SHOW_DROPS,
     ST_Q_ENABLED,
     /* Queue values of deferred kicks (NETDEV_VHOST_DEFERRED_KICKS builds
@@ -208,6 +209,10 @@ static const struct stat_def stat_defs[N_STATS] = {
         false, "99th percentile of those, microseconds (as the median)" },
     [ST_Q_QUERIES_SKIPPED] = { "queries_skipped", STAT_QUEUE, STAT_COUNTER,
         true, "ring questions not asked: the ring was being changed" },
+    [ST_Q_QUERIES_REUSED] = { "queries_reused", STAT_QUEUE, STAT_COUNTER,
+        true, "ring questions not asked: a full burst with nothing staged, "
+        "which goes out at once whatever the answer, took the last answer "
+        "(no interrupt wanted)" },
     [ST_Q_SHOW_DROPS] = { "drops", STAT_QUEUE, STAT_COUNTER, true,
         "packets not accepted after retries and staged drops", false,
         true },
@@ -442,6 +447,7 @@ queue_stats_read(struct netdev_vhost *dev, int vid, int q,
     v[ST_Q_STAGED_NOW] = st.n_staged;
     v[ST_Q_SHOW_DROPS] = st.show_drops;
     v[ST_Q_QUERIES_SKIPPED] = st.queries_skipped;
+    v[ST_Q_QUERIES_REUSED] = st.queries_reused;
     *wants = st.wants_intr;
     *enabled = st.enabled;
     struct vhost_kick_stats ks = st.kick;

@@ -109,11 +109,17 @@ struct netdev_vhost_txq {
                                  * main thread under dev->mutex; read by
                                  * any thread). */
     bool last_wants_intr;       /* Answer of the last ring question. */
+    bool answer_known;          /* 'last_wants_intr' is an answer of the
+                                 * guest connected now (reset at
+                                 * netdev_vhost_txq_connect()). */
     struct vhost_txp txp;       /* Staging and policy counters. */
     struct netdev_vhost_kickq kq;   /* Deferred kicks and adaptive
                                  * moderation (lib/netdev-vhost-kick.h). */
     uint64_t queries_skipped;   /* Ring questions not asked: ring being
                                  * changed. */
+    uint64_t queries_reused;    /* Ring questions not asked: a full burst
+                                 * with nothing staged took the last
+                                 * answer, "no" (netdev_vhost_txq_send()). */
     atomic_llong due;           /* When the queue next has work for
                                  * netdev_vhost_txq_run_due(), as of the
                                  * last unlock that saw packets staged or a
@@ -165,6 +171,7 @@ struct netdev_vhost_txq_stats {
     uint64_t show_drops;            /* Packets not accepted after retries
                                      * plus staged drops. */
     uint64_t queries_skipped;
+    uint64_t queries_reused;
     uint64_t kicks_not_delivered;
     uint64_t kicks_teardown;
     bool kick_pending;

@@ -308,6 +308,26 @@ vhost_txp_needs_query(const struct vhost_txp *q)
     return q->mode == VHOST_TXP_AUTO || q->mode == VHOST_TXP_ADAPTIVE;
 }
 
+/* Returns true if the ring's answer can change what vhost_txp_burst() does
+ * with a burst of 'n' packets now: false in immediate and timed modes
+ * (vhost_txp_needs_query()) and, in auto and adaptive modes, for a burst
+ * of a whole number of full bursts (n a multiple of VHOST_TXP_MAX_STAGED,
+ * n > 0) while nothing is staged and no staging watermark is set: staged,
+ * such a burst would be flushed whole at once (VHOST_TXP_FLUSH_FULL), so
+ * the same packets go out in the same calls either way and only the
+ * counters differ (sent_immediate, or staged and flush_full).  Lets the
+ * caller skip a read of the guest's ring, a cache line the guest writes on
+ * every refill.  Does not modify 'q'; same locking as the rest. */
+bool
+vhost_txp_answer_matters(const struct vhost_txp *q, int n)
+{
+    if (!vhost_txp_needs_query(q)) {
+        return false;
+    }
+    return (n <= 0 || n % VHOST_TXP_MAX_STAGED
+            || q->n_staged || q->watermark);
+}
+
 /* Sets all statistics of 'q' to zero.  Staged packets are not affected.
  * One thread at a time per 'q' (caller locks). */
 void

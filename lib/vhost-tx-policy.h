@@ -124,6 +124,7 @@ void vhost_txp_flush(struct vhost_txp *, enum vhost_txp_reason,
 void vhost_txp_drop(struct vhost_txp *, vhost_txp_drop_func *, void *aux);
 long long int vhost_txp_deadline(const struct vhost_txp *);
 bool vhost_txp_needs_query(const struct vhost_txp *);
+bool vhost_txp_answer_matters(const struct vhost_txp *, int n);
 void vhost_txp_ring_full(struct vhost_txp *, long long int now_us);
 void vhost_txp_clear_stats(struct vhost_txp *);
 

@@ -626,10 +626,53 @@ test_ring_full(struct vhost_txp *q)
            (unsigned long long) q->stats.ring_full_bursts);
 }
 
+/* Which bursts the ring's answer can change (vhost_txp_answer_matters()):
+ * in auto and adaptive modes all but whole full bursts with nothing staged
+ * and no watermark; in immediate and timed modes none.  A full burst with
+ * nothing staged goes out in the same call whether the guest wants an
+ * interrupt or not; with a packet staged, or a watermark, it does not. */
+static void
+test_answer_matters(struct vhost_txp *q)
+{
+    static const int sizes[] = { 0, 1, 31, 32, 33, 64, 96 };
+    static const enum vhost_txp_mode modes[] = {
+        VHOST_TXP_AUTO, VHOST_TXP_ADAPTIVE, VHOST_TXP_IMMEDIATE,
+        VHOST_TXP_TIMED,
+    };
+
+    for (size_t m = 0; m < sizeof modes / sizeof modes[0]; m++) {
+        init(q, modes[m], 50);
+        printf("%s:", vhost_txp_mode_to_string(q->mode));
+        for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+            printf(" n=%d:%d", sizes[i],
+                   vhost_txp_answer_matters(q, sizes[i]));
+        }
+        printf("\n");
+    }
+    init(q, VHOST_TXP_AUTO, 50);
+    now = 0;
+    burst(q, true, 32);
+    burst(q, false, 32);
+    show(q);
+    burst(q, true, 1);
+    printf("one staged: n=32:%d\n", vhost_txp_answer_matters(q, 32));
+    burst(q, true, 32);
+    show(q);
+    now = 50;
+    run(q);
+    vhost_txp_set_watermark(q, 10);
+    printf("watermark 10: n=32:%d\n", vhost_txp_answer_matters(q, 32));
+    burst(q, true, 32);
+    show(q);
+    now = 100;
+    run(q);
+}
+
 static const struct {
     const char *name;
     void (*run)(struct vhost_txp *);
 } scenarios[] = {
+    { "answer-matters", test_answer_matters },
     { "watermark", test_watermark },
     { "immediate", test_immediate },
     { "timed-deadline", test_timed_deadline },
