@@ -656,6 +656,95 @@ def oneshot_server(path):
     print("closed")
 
 
+# QEMU's machine protocol (the live migration tests,
+# tests/system-migration.at).
+
+QMP_BOUND_S = 120
+
+
+def qmp(path, command, arguments='', key=''):
+    """Runs QMP command 'command' ('arguments': a JSON object, "" for none)
+    on the QEMU whose QMP socket is 'path' and prints its return value as
+    JSON, or only the value at 'key' ("a.b.0": key b of object a, then its
+    first element; strings bare, nothing when absent).  Exits with status 1,
+    the reason on stderr, when QEMU answered an error, closed the connection
+    or could not be reached, or the whole exchange (connect, greeting,
+    qmp_capabilities, the command) took more than QMP_BOUND_S seconds of
+    wall-clock time.  Events QEMU sends meanwhile are skipped."""
+    import socket
+    end = time.monotonic() + QMP_BOUND_S
+    buf = b''
+
+    def fail(why):
+        sys.exit('qmp %s: %s' % (path, why))
+
+    def left(what):
+        """Seconds left of the bound; fails when none are."""
+        t = end - time.monotonic()
+        if t <= 0:
+            fail('%s: no answer within %d s' % (what, QMP_BOUND_S))
+        return t
+
+    def receive(what):
+        """The next message from QEMU, as an object."""
+        nonlocal buf
+        while b'\n' not in buf:
+            s.settimeout(left(what))
+            try:
+                data = s.recv(65536)
+            except socket.timeout:
+                continue
+            except OSError as e:
+                fail('%s: %s' % (what, e))
+            if not data:
+                fail('%s: connection closed' % what)
+            buf += data
+        line, buf = buf.split(b'\n', 1)
+        try:
+            return json.loads(line)
+        except ValueError:
+            fail('%s: not JSON: %r' % (what, line))
+
+    def execute(cmd, args=None):
+        """The return value of QMP command 'cmd' with arguments 'args'."""
+        msg = {'execute': cmd}
+        if args is not None:
+            msg['arguments'] = args
+        s.settimeout(left(cmd))
+        try:
+            s.sendall((json.dumps(msg) + '\n').encode())
+        except OSError as e:
+            fail('%s: %s' % (cmd, e))
+        while True:
+            r = receive(cmd)
+            if 'return' in r:
+                return r['return']
+            if 'error' in r:
+                fail('%s: %s' % (cmd, r['error'].get('desc', r['error'])))
+
+    try:
+        args = json.loads(arguments) if arguments else None
+    except ValueError as e:
+        fail('%s: arguments %s: %s' % (command, arguments, e))
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.settimeout(left('connect'))
+    try:
+        s.connect(path)
+    except OSError as e:
+        fail(e)
+    receive('greeting')
+    execute('qmp_capabilities')
+    r = execute(command, args)
+    for k in key.split('.') if key else ():
+        if isinstance(r, list):
+            r = r[int(k)] if int(k) < len(r) else None
+        elif isinstance(r, dict):
+            r = r.get(k)
+        if r is None:
+            return
+    print(r if isinstance(r, (str, int)) else json.dumps(r))
+
+
 # Processes of the test: races and stopped threads.
 
 def kill_and_del(pid, port, delay_us):
@@ -765,7 +854,7 @@ COMMANDS = {f.__name__.replace('_', '-'): f for f in (
     log_problems, json_field, json_keys, stats_same, txp_check, txp_summary,
     txp_fewer_kicks, rel_check, rel_restart_check, ovn_move_times,
     ovn_check, ovn_summary,
-    tso_send, csum_send, vxlan_check, oneshot_server, kill_and_del,
+    tso_send, csum_send, vxlan_check, oneshot_server, qmp, kill_and_del,
     break_at, freeze)}
 
 
