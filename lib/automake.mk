@@ -13,6 +13,8 @@ lib_libnetdev_vhost_a_SOURCES = \
 	lib/netdev-vhost-kick.h \
 	lib/netdev-vhost-mempool.c \
 	lib/netdev-vhost-mempool.h \
+	lib/netdev-vhost-notify.c \
+	lib/netdev-vhost-notify.h \
 	lib/netdev-vhost-options.c \
 	lib/netdev-vhost-options.h \
 	lib/netdev-vhost-private.h \

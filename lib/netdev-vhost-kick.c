@@ -236,6 +236,20 @@ netdev_vhost_kick_deliver(int vid, int q)
     return t->notified;
 }
 
+/* Hands the kick DPDK just decided (its irq_pending latch is set) to the
+ * notification thread, which clears the latch and writes the eventfd.
+ * False if the thread could not take it: DPDK then clears the latch and
+ * writes it itself, now. */
+static bool
+kick_handoff(struct netdev_vhost_kickq *kq, int vid)
+{
+    if (!netdev_vhost_notify_handoff(&kq->nq, vid)) {
+        return false;
+    }
+    netdev_vhost_counter_add(&kq->handed, 1);
+    return true;
+}
+
 /* rte_vhost_device_ops 'guest_notify': DPDK has decided that the guest
  * wants a used buffer notification on vring 'queue_id' of device 'vid'
  * and set the virtqueue's irq_pending latch.  Returns true to take the kick
@@ -247,8 +261,11 @@ netdev_vhost_kick_deliver(int vid, int q)
  * virtqueue's access lock held for reading: never calls back into
  * rte_vhost.  Only the enqueue of our own tx path, announced with
  * netdev_vhost_kick_enqueue_begin() under the queue's tx_lock, is taken
- * over, and only in auto mode; anything else (the guest's tx vrings after
- * a dequeue, immediate and timed modes) is left to DPDK, as stock. */
+ * over, and only in auto mode, or in any mode with the notification
+ * thread (other_config:vhost-kick-thread=true: the kick is handed to it at
+ * once, or when held, at its deadline); anything else (the guest's tx
+ * vrings after a dequeue, immediate and timed modes without the thread) is
+ * left to DPDK, as stock. */
 bool
 netdev_vhost_guest_notify(int vid, uint16_t queue_id)
 {
@@ -263,7 +280,9 @@ netdev_vhost_guest_notify(int vid, uint16_t queue_id)
     struct netdev_vhost_kickq *kq = &dev->qps[t->q].tx.kq;
 
     if (!kq->defer) {
-        return false;
+        /* Immediate or timed mode: with the notification thread the kick
+         * goes to it at once; else DPDK writes it now, as stock. */
+        return kq->thread && kick_handoff(kq, vid);
     }
     if ((kq->iommu
          ? vhost_kick_request_now(&kq->kick, time_usec())
@@ -271,7 +290,7 @@ netdev_vhost_guest_notify(int vid, uint16_t queue_id)
         /* DPDK has published the used entries (fence included) before it
          * asked: the point of this kick is the used index now. */
         netdev_vhost_kick_note_used(dev, t->q);
-        return false;
+        return kq->thread && kick_handoff(kq, vid);
     }
     /* Held: the caller's txq_unlock() (lib/netdev-vhost-txq.c) marks the
      * queue in the port's held-kick map when the enqueue is over. */

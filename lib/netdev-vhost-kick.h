@@ -47,6 +47,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "netdev-vhost-notify.h"
 #include "ovs-atomic.h"
 #include "vhost-kick.h"
 #include "vhost-moderation.h"
@@ -64,14 +65,29 @@ struct netdev_vhost_kickq {
     bool iommu;                 /* The connection negotiated
                                  * VIRTIO_F_IOMMU_PLATFORM: no kick is taken
                                  * over (netdev_vhost_guest_notify()). */
+    bool thread;                /* other_config:vhost-kick-thread=true in
+                                 * a deferred-kicks build, no vIOMMU:
+                                 * every kick DPDK decides in our enqueue,
+                                 * and every held kick when it is due, is
+                                 * handed to the notification thread
+                                 * (lib/netdev-vhost-notify.h). */
     struct vhost_kick kick;     /* Moderation state, the point of the
                                  * last kick and the counters. */
+    uint64_t handed_held;       /* Held kicks handed to the notification
+                                 * thread when due (in kick.stats.delivered
+                                 * too, but written by the thread: in
+                                 * nq.written). */
+    atomic_uint64_t handed;     /* Every kick handed to the thread. */
+    struct netdev_vhost_notifyq nq; /* Hand-off state. */
     uint64_t not_delivered;     /* rte_vhost_notify_guest() calls that
                                  * wrote no eventfd (virtqueue not
                                  * accessible); retried on the next loop. */
     uint64_t teardown_delivered;/* Pending kicks delivered when the device
                                  * was destroyed (in kick.stats.delivered
                                  * too). */
+    uint64_t teardown_written;  /* ...of them, kicks handed to the
+                                 * notification thread that it could not
+                                 * write (not in kick.stats.delivered). */
     bool adaptive;              /* tx-flush-mode=adaptive: 'mod' sets the
                                  * interval of 'kick' (deferred kicks) or
                                  * of the queue's staging (both builds). */

@@ -22,6 +22,7 @@
 
 #include "netdev-vhost-options.h"
 #include "netdev-vhost.h"
+#include "netdev-vhost-notify.h"
 #include "netdev-vhost-private.h"
 #include "netdev-vhost-registry.h"
 
@@ -568,6 +569,13 @@ apply_defaults(struct netdev_vhost *dev, void *aux OVS_UNUSED)
 void
 netdev_vhost_set_other_config(const struct smap *ovs_other_config)
 {
+    if (netdev_vhost_notify_configure(ovs_other_config)) {
+        /* Every queue's hand-off flag (kickq_configure()) and every
+         * port's status ("kick_thread", "vhost_kick_thread_error"). */
+        netdev_vhost_for_each_locked(apply_defaults, NULL);
+        default_txp_error_changed();
+    }
+
     struct netdev_vhost_txp_cfg cfg = { .mode_set = false };
     char *error = parse_txp_options(ovs_other_config, "vhost-",
                                     "other_config:vhost-", true,

@@ -24,6 +24,7 @@
 #include <config.h>
 
 #include "netdev-vhost-stats.h"
+#include "netdev-vhost-notify.h"
 #include "netdev-vhost-private.h"
 #include "netdev-vhost-mempool.h"
 
@@ -120,6 +121,8 @@ enum stat {
     ST_Q_KICK_DELAY_P99_US,
     ST_Q_KICKS_WATERMARK,
     ST_Q_KICKS_RING_FULL,
+    ST_Q_KICKS_HANDED,
+    ST_Q_KICKS_THREAD,
     /* Queue values of adaptive moderation (lib/vhost-moderation.h). */
     ST_Q_INTERVAL_US,
     ST_Q_INTERVAL_CHANGES,
@@ -195,8 +198,9 @@ static const struct stat_def stat_defs[N_STATS] = {
     [ST_Q_KICKS] = { "kicks", STAT_QUEUE, STAT_COUNTER, true,
         "guest notifications (eventfd writes to the queue's callfd), all "
         "connections: those DPDK wrote in our enqueues (its "
-        "guest_notified() op, DPDK 22.11+) and the held ones we "
-        "delivered; every port type, DPDK statistics or not" },
+        "guest_notified() op, DPDK 22.11+), the held ones we "
+        "delivered and those the notification thread wrote; every port "
+        "type, DPDK statistics or not" },
     [ST_Q_MAX_WAIT_US] = { "max_wait_us", STAT_QUEUE, STAT_SINCE_CLEAR,
         false, "longest a packet stayed staged, microseconds" },
     [ST_Q_WAIT_SAMPLES] = { "wait_samples", STAT_QUEUE, STAT_SINCE_CLEAR,
@@ -272,6 +276,14 @@ static const struct stat_def stat_defs[N_STATS] = {
         true, "kicks that went out at once, or held ones before their "
         "interval ended, because the guest's ring overflowed in the last "
         "millisecond", true },
+    [ST_Q_KICKS_HANDED] = { "kicks_handed", STAT_QUEUE, STAT_COUNTER,
+        true, "kicks a PMD thread handed to the notification thread "
+        "(other_config:vhost-kick-thread=true) instead of writing them",
+        true },
+    [ST_Q_KICKS_THREAD] = { "kicks_thread", STAT_QUEUE, STAT_COUNTER,
+        true, "kicks the notification thread wrote (in kicks too); "
+        "kicks - kicks_thread were written on the PMD threads (or at "
+        "teardown)", true },
     [ST_Q_INTERVAL_US] = { "interval_us", STAT_QUEUE, STAT_GAUGE, false,
         "coalescing interval in force, microseconds (adaptive: the "
         "moderation's current one; else tx-flush-interval)" },
@@ -492,7 +504,14 @@ queue_stats_read(struct netdev_vhost *dev, int vid, int q,
      * enqueues, counted by its guest_notified() op, and the held ones we
      * delivered (at their deadline or at teardown).  Both are kept across
      * connections. */
-    v[ST_Q_KICKS] = netdev_vhost_counter_get(&qp->tx.kq.kicks) + ks.delivered;
+    v[ST_Q_KICKS_HANDED] = st.kicks_handed;
+    v[ST_Q_KICKS_THREAD] = st.kicks_thread;
+    /* With the notification thread the held kicks handed to it are in
+     * 'delivered' (for the moderation they went out) and written by it:
+     * counted once, as the thread's. */
+    v[ST_Q_KICKS] = (netdev_vhost_counter_get(&qp->tx.kq.kicks) + ks.delivered
+                     - st.handed_held + st.kicks_thread
+                     + st.teardown_written);
 }
 
 /* queue_stats_read() as our commands show it: the clearable counters less
@@ -817,6 +836,16 @@ netdev_vhost_stats_show(struct netdev_vhost *dev, struct ds *ds,
     ds_put_format(ds, " us%s%s\n", dev->txp_cfg.error ? ", error: " : "",
                   dev->txp_cfg.error ? dev->txp_cfg.error : "");
     ds_put_format(ds, "  coalescing %s\n", stats_mechanism(dev));
+    if (netdev_vhost_notify_enabled()) {
+        int threads;
+        uint64_t written, wakeups, cpu_us;
+
+        netdev_vhost_notify_totals(&threads, &written, &wakeups, &cpu_us);
+        ds_put_format(ds, "  kicks written by the notification thread "
+                      "(%d running: %"PRIu64" kicks of all ports, %"PRIu64
+                      " wake-ups, %"PRIu64" ms of CPU)\n", threads, written,
+                      wakeups, cpu_us / 1000);
+    }
 
     int n_qp = stats_n_qp(dev);
     if (adaptive) {

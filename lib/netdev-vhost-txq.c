@@ -254,6 +254,8 @@ kickq_configure(struct netdev_vhost_kickq *kq, bool defer, bool adaptive,
                 uint32_t interval_us, uint32_t min_us, uint32_t max_us)
 {
     kq->defer = NETDEV_VHOST_HAS_DEFERRED_KICKS && defer;
+    kq->thread = (NETDEV_VHOST_HAS_DEFERRED_KICKS && !kq->iommu
+                  && netdev_vhost_notify_enabled());
     vhost_kick_set_deferring(&kq->kick, kq->defer);
     if (adaptive) {
         if (!kq->adaptive) {
@@ -340,6 +342,7 @@ netdev_vhost_txq_init(struct netdev_vhost *dev, int q,
     atomic_init(&txq->due, LLONG_MAX);
     vhost_txp_init(&txq->txp, mode, interval_us);
     kickq_init(&txq->kq, interval_us);
+    netdev_vhost_notifyq_init(&txq->kq.nq, q, dev->numa_id);
     netdev_vhost_delay_hist_init(&txq->kick_delay);
     netdev_vhost_delay_hist_init(&txq->wait);
     if (!tsc_per_us) {
@@ -627,7 +630,15 @@ kick_run_locked(struct netdev_vhost *dev, int q, int vid,
     if (!vhost_kick_run(&kq->kick, wanted, now_us)) {
         return;
     }
-    if (netdev_vhost_kick_deliver(vid, q)) {
+    if (kq->thread && netdev_vhost_notify_handoff(&kq->nq, vid)) {
+        /* The notification thread writes it (and clears DPDK's latch);
+         * for the moderation it went out now. */
+        netdev_vhost_counter_add(&kq->handed, 1);
+        kq->handed_held++;
+        delay_record(&txq->kick_delay, now_us - kq->kick.pending_us);
+        vhost_kick_delivered(&kq->kick, now_us);
+        netdev_vhost_kick_note_used(dev, q);
+    } else if (netdev_vhost_kick_deliver(vid, q)) {
         /* Where vhost_kick_delivered() records max_delay_us. */
         delay_record(&txq->kick_delay, now_us - kq->kick.pending_us);
         vhost_kick_delivered(&kq->kick, now_us);
@@ -934,6 +945,9 @@ netdev_vhost_txq_connect(struct netdev_vhost *dev, int q, uint64_t features)
     txq->answer_known = false;
     iommu = features & (1ULL << VIRTIO_F_IOMMU_PLATFORM);
     txq->kq.iommu = iommu;
+    txq->kq.thread = (NETDEV_VHOST_HAS_DEFERRED_KICKS && !iommu
+                      && netdev_vhost_notify_enabled());
+    netdev_vhost_notify_connect(&txq->kq.nq);
     txq_unlock(dev, q, before);
     return iommu;
 }
@@ -946,7 +960,12 @@ netdev_vhost_txq_teardown(struct netdev_vhost *dev, int q, int vid)
     struct netdev_vhost_kickq *kq = &txq->kq;
     bool delivered = false;
 
-    if (NETDEV_VHOST_HAS_DEFERRED_KICKS && kq->kick.pending) {
+    /* Kicks handed to the notification thread are written (or found
+     * unwritable) before the id can be reused: DPDK frees the device only
+     * after destroy_device() returns. */
+    bool dropped = netdev_vhost_notify_quiesce(&kq->nq);
+
+    if (NETDEV_VHOST_HAS_DEFERRED_KICKS && (kq->kick.pending || dropped)) {
         /* DPDK calls destroy_device() without a virtqueue lock held
          * (GET_VRING_BASE, RESET_OWNER, connection closed) and before it
          * closes the callfds: the kick can still be written.  No PMD
@@ -956,8 +975,13 @@ netdev_vhost_txq_teardown(struct netdev_vhost *dev, int q, int vid)
         if (delivered) {
             long long int now = time_usec();
 
-            delay_record(&txq->kick_delay, now - kq->kick.pending_us);
-            vhost_kick_delivered(&kq->kick, now);
+            if (kq->kick.pending) {
+                delay_record(&txq->kick_delay, now - kq->kick.pending_us);
+                vhost_kick_delivered(&kq->kick, now);
+            } else {
+                /* The thread's kick: counted as written here. */
+                kq->teardown_written++;
+            }
             kq->teardown_delivered++;
         }
     }
@@ -983,6 +1007,10 @@ netdev_vhost_txq_read_stats(struct netdev_vhost *dev, int q,
     st->queries_reused = txq->queries_reused;
     st->kicks_not_delivered = txq->kq.not_delivered;
     st->kicks_teardown = txq->kq.teardown_delivered;
+    st->kicks_handed = netdev_vhost_counter_get(&txq->kq.handed);
+    st->handed_held = txq->kq.handed_held;
+    st->kicks_thread = netdev_vhost_counter_get(&txq->kq.nq.written);
+    st->teardown_written = txq->kq.teardown_written;
     st->kick_pending = txq->kq.kick.pending;
     st->wants_intr = txq->last_wants_intr;
     st->enabled = txq->enabled;

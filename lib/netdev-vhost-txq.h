@@ -174,6 +174,11 @@ struct netdev_vhost_txq_stats {
     uint64_t queries_reused;
     uint64_t kicks_not_delivered;
     uint64_t kicks_teardown;
+    uint64_t kicks_handed;      /* Handed to the notification thread. */
+    uint64_t handed_held;       /* ...of them, held kicks at their
+                                 * deadline (in kick.delivered). */
+    uint64_t kicks_thread;      /* Written by the notification thread. */
+    uint64_t teardown_written;  /* Handed off, written at teardown. */
     bool kick_pending;
     bool wants_intr;                /* Last answer of the ring question. */
     bool enabled;

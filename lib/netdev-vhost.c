@@ -38,6 +38,7 @@
 #include <config.h>
 
 #include "netdev-vhost.h"
+#include "netdev-vhost-notify.h"
 #include "netdev-vhost-private.h"
 #include "netdev-vhost-guard.h"
 #include "netdev-vhost-mempool.h"
@@ -835,6 +836,15 @@ netdev_vhost_get_status(const struct netdev *netdev, struct smap *args)
     }
     if (dev->txp_cfg.error) {
         smap_add(args, "tx_flush_error", dev->txp_cfg.error);
+    }
+    if (netdev_vhost_notify_enabled()) {
+        /* Only when on: the default status stays stock's keys and ours. */
+        smap_add(args, "kick_thread", "true");
+    }
+    if (netdev_vhost_notify_error()) {
+        /* Main thread, as netdev_vhost_set_other_config(). */
+        smap_add(args, "vhost_kick_thread_error",
+                 netdev_vhost_notify_error());
     }
     const char *default_error = netdev_vhost_txp_defaults()->error;
     if (default_error) {
