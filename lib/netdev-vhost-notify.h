@@ -58,7 +58,7 @@
 struct smap;
 
 /* Sleep between two polls of an idle thread's ring, microseconds. */
-#define NETDEV_VHOST_NOTIFY_NAP_US 20
+#define NETDEV_VHOST_NOTIFY_NAP_US 50
 /* How long an idle thread polls before it sleeps until woken, us. */
 #define NETDEV_VHOST_NOTIFY_LINGER_US 2000
 /* Entries of each thread's hand-off ring (a power of two; one per queue
