@@ -32,6 +32,7 @@
 #include "netdev-vhost-stats.h"
 
 #include <limits.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <rte_vhost.h>
@@ -435,6 +436,66 @@ new_device(int vid)
     return 0;
 }
 
+/* Live migration with packed rings: while the front-end logs dirty pages
+ * (VHOST_F_LOG_ALL negotiated), marks every packed descriptor ring of
+ * device 'vid' dirty as a whole, so that the last copy of the guest's
+ * memory has every descriptor the device wrote.  DPDK logs the used
+ * descriptors it writes into a packed ring at the vring's log address
+ * plus their offset (DPDK 24.11 lib/vhost/virtio_net.c
+ * vhost_flush_enqueue_shadow_packed() and _batch_packed(), through
+ * vhost_log_cache_used_vring()), and QEMU gives the device event area as
+ * that address (hw/virtio/vhost.c vhost_virtqueue_set_addr():
+ * log_guest_addr = used_phys): the descriptor pages themselves are never
+ * logged.  destroy_device() runs at the first GET_VRING_BASE of the
+ * switch-over, after the device's last write to the rings and before QEMU
+ * syncs the log (vhost_log_put(hdev, true) in do_vhost_dev_stop()).
+ * Returns the number of rings logged.  vhost-events thread. */
+static int
+log_packed_rings(int vid)
+{
+    struct rte_vhost_memory *mem = NULL;
+    uint64_t features;
+    int n = 0;
+
+    if (rte_vhost_get_negotiated_features(vid, &features)
+        || !RTE_VHOST_NEED_LOG(features)
+        || !(features & (1ULL << VIRTIO_F_RING_PACKED))
+        || rte_vhost_get_mem_table(vid, &mem) || !mem) {
+        return 0;
+    }
+    for (uint16_t i = 0; i < rte_vhost_get_vring_num(vid); i++) {
+        struct rte_vhost_vring vring;
+
+        if (rte_vhost_get_vhost_vring(vid, i, &vring) || !vring.desc_packed
+            || !vring.size) {
+            continue;
+        }
+
+        uint64_t hva = (uintptr_t) vring.desc_packed;
+        uint64_t len = (uint64_t) vring.size
+                       * sizeof(struct vring_packed_desc);
+        bool logged = false;
+
+        /* The ring is contiguous in the host's mapping; log each part in
+         * the region (guest-physical range) it lies in. */
+        for (uint32_t r = 0; r < mem->nregions; r++) {
+            const struct rte_vhost_mem_region *reg = &mem->regions[r];
+            uint64_t start = MAX(hva, reg->host_user_addr);
+            uint64_t end = MIN(hva + len, reg->host_user_addr + reg->size);
+
+            if (start < end) {
+                rte_vhost_log_write(vid, reg->guest_phys_addr
+                                         + (start - reg->host_user_addr),
+                                    end - start);
+                logged = true;
+            }
+        }
+        n += logged;
+    }
+    free(mem);
+    return n;
+}
+
 static void
 destroy_device(int vid)
 {
@@ -523,6 +584,12 @@ destroy_device(int vid)
             }
         }
         ovs_mutex_unlock(&found->mutex);
+
+        int logged = log_packed_rings(vid);
+        if (logged) {
+            VLOG_INFO("vHost Device '%s': %d packed descriptor rings logged "
+                      "whole for live migration", ifname, logged);
+        }
         VLOG_INFO("vHost Device '%s' has been removed", ifname);
     } else {
         VLOG_INFO("vHost Device '%s' not found", ifname);

@@ -29,6 +29,7 @@
 #include <sys/eventfd.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -95,6 +96,7 @@ netdev_vhost_notifyq_init(struct netdev_vhost_notifyq *nq, int q, int numa)
 {
     atomic_init(&nq->req, 0);
     atomic_init(&nq->closing, false);
+    atomic_init(&nq->gave_up, false);
     atomic_init(&nq->written, 0);
     atomic_init(&nq->failed, 0);
     nq->vid = -1;
@@ -126,8 +128,12 @@ pick_thread(int numa)
 
 /* Writes the kick(s) requested on 'nq' (DPDK's rte_vhost_notify_guest()
  * through netdev_vhost_kick_deliver(): the library clears its irq_pending
- * latch, then writes the call eventfd).  Returns false if the queue must
- * be tried again later (the virtqueue was not accessible); it then stays
+ * latch, then writes the call eventfd).  Once the queue is closing
+ * (netdev_vhost_notify_quiesce()) it writes nothing: the device may be
+ * going, and its id with it; the request is handed back ('gave_up') to
+ * the caller of quiesce, who writes it while the id is still valid.
+ * Returns false if the queue must be tried again later (the write did
+ * nothing: virtqueue not accessible, or no call fd); it then stays
  * requested. */
 static bool
 notify_write(struct notify_thread *t, struct netdev_vhost_notifyq *nq)
@@ -136,21 +142,20 @@ notify_write(struct notify_thread *t, struct netdev_vhost_notifyq *nq)
 
     atomic_read_explicit(&nq->req, &n, memory_order_acquire);
     for (;;) {
-        if (netdev_vhost_kick_deliver(nq->vid, nq->q)) {
-            atomic_add_relaxed(&nq->written, 1, &(uint64_t) { 0 });
-            atomic_add_relaxed(&t->written, 1, &(uint64_t) { 0 });
-        } else {
-            bool closing;
+        bool closing;
 
-            atomic_add_relaxed(&nq->failed, 1, &(uint64_t) { 0 });
-            atomic_read_explicit(&nq->closing, &closing,
-                                 memory_order_acquire);
-            if (!closing) {
-                return false;
-            }
-            /* The device is going: netdev_vhost_notify_quiesce() sees
-             * 'failed' grow and writes the kick itself. */
+        atomic_read_explicit(&nq->closing, &closing, memory_order_acquire);
+        if (closing) {
+            atomic_store_explicit(&nq->gave_up, true, memory_order_relaxed);
+            atomic_store_explicit(&nq->req, 0, memory_order_release);
+            return true;
         }
+        if (!netdev_vhost_kick_deliver(nq->vid, nq->q)) {
+            atomic_add_relaxed(&nq->failed, 1, &(uint64_t) { 0 });
+            return false;
+        }
+        atomic_add_relaxed(&nq->written, 1, &(uint64_t) { 0 });
+        atomic_add_relaxed(&t->written, 1, &(uint64_t) { 0 });
         /* Done unless a kick was requested during the write (the PMD
          * thread that asked it did not enqueue the queue: it counts on
          * this write loop). */
@@ -186,16 +191,18 @@ notify_main(void *t_)
     ovsrcu_quiesce_start();
     /* Short naps really short: 1 us of timer slack instead of 50 us. */
     prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
-    /* Real-time priority 1: a thread that wakes from a nap runs at once
-     * instead of waiting for a busy core's time slice to end (measured:
-     * a p99 kick delay of 4 ms without it, see DESIGN-NOTES.md section
-     * 18).  It never spins: every loop without work ends in a sleep. */
-    struct sched_param param = { .sched_priority = 1 };
-    int error = pthread_setschedparam(pthread_self(), SCHED_FIFO, &param);
-    if (error) {
-        VLOG_WARN("notification thread of NUMA node %d: cannot run with "
-                  "SCHED_FIFO priority 1 (%s): kicks may wait for a busy "
-                  "core's time slice", t->numa, ovs_strerror(error));
+    /* The highest ordinary priority (nice -20), so that a thread that
+     * wakes from a nap preempts ordinary threads at once instead of
+     * waiting for a busy core's time slice (measured: a p99 kick delay of
+     * 4 ms at nice 0, DESIGN-NOTES.md section 18).  Not a real-time
+     * class: rte_vhost_notify_guest() spins on the virtqueue's read lock,
+     * which the vhost-events thread, an ordinary thread on the same cores,
+     * holds for writing during some messages; a real-time spinner would
+     * starve it. */
+    if (setpriority(PRIO_PROCESS, (id_t) syscall(SYS_gettid), -20)) {
+        VLOG_WARN("notification thread of NUMA node %d: cannot raise its "
+                  "priority (%s): kicks may wait for a busy core's time "
+                  "slice", t->numa, ovs_strerror(errno));
     }
 
     for (;;) {
@@ -225,7 +232,16 @@ notify_main(void *t_)
             last_work = now;
             continue;
         }
-        if (now - last_work < NETDEV_VHOST_NOTIFY_LINGER_US || retry) {
+        if (retry) {
+            /* A write that did nothing is tried again after 1 ms: the
+             * virtqueue may stay inaccessible for a while (a ring being
+             * remapped), or the guest set no call fd. */
+            const struct timespec ms = { 0, 1000 * 1000 };
+
+            nanosleep(&ms, NULL);
+            continue;
+        }
+        if (now - last_work < NETDEV_VHOST_NOTIFY_LINGER_US) {
             nanosleep(&nap, NULL);
             continue;
         }
@@ -312,7 +328,7 @@ notify_set_affinity(const char *mask)
  * Returns an error message (the caller frees it) if none could be
  * started. */
 static char *
-notify_start(void)
+notify_start(int *n_new)
 {
     int started = 0;
     char *error = NULL;
@@ -362,6 +378,7 @@ notify_start(void)
         t->thread = ovs_thread_create("vhost_notify", notify_main, t);
         atomic_store_explicit(&t->running, true, memory_order_release);
         started++;
+        ++*n_new;
     }
     if (started) {
         free(error);
@@ -376,6 +393,7 @@ netdev_vhost_notify_configure(const struct smap *ovs_other_config)
     const char *value = smap_get(ovs_other_config, "vhost-kick-thread");
     bool on = false;
     char *error = NULL;
+    int n_new = 0;
 
     if (!value || !strcmp(value, "false")) {
         on = false;
@@ -387,7 +405,7 @@ netdev_vhost_notify_configure(const struct smap *ovs_other_config)
                             "has DPDK 22.11, where the library writes "
                             "kicks inside the enqueue");
         } else {
-            error = notify_start();
+            error = notify_start(&n_new);
         }
     } else {
         error = xasprintf("vhost-kick-thread \"%s\" is not true or false",
@@ -412,7 +430,8 @@ netdev_vhost_notify_configure(const struct smap *ovs_other_config)
     config_error = NULL;
 
     const char *mask = smap_get(ovs_other_config, "pmd-cpu-mask");
-    if (on && (on != was || !nullable_string_is_equal(mask, pmd_mask))) {
+    if (on && (on != was || n_new
+               || !nullable_string_is_equal(mask, pmd_mask))) {
         free(pmd_mask);
         pmd_mask = nullable_xstrdup(mask);
         notify_set_affinity(mask);
@@ -471,10 +490,8 @@ netdev_vhost_notify_quiesce(struct netdev_vhost_notifyq *nq)
 {
     long long int start = time_msec();
     bool warned = false;
-    uint64_t failed_before;
     uint32_t req;
 
-    atomic_read_relaxed(&nq->failed, &failed_before);
     atomic_store_explicit(&nq->closing, true, memory_order_seq_cst);
     for (;;) {
         atomic_read_explicit(&nq->req, &req, memory_order_acquire);
@@ -483,16 +500,13 @@ netdev_vhost_notify_quiesce(struct netdev_vhost_notifyq *nq)
         }
         if (!warned && time_msec() - start > 1000) {
             warned = true;
-            VLOG_WARN("queue %d: the notification thread has not written "
+            VLOG_WARN("queue %d: the notification thread has not let go of "
                       "a handed-off kick for 1 s; still waiting", nq->q);
         }
         sched_yield();
     }
-
-    uint64_t failed;
-
-    atomic_read_relaxed(&nq->failed, &failed);
-    return failed != failed_before;
+    return atomic_exchange_explicit(&nq->gave_up, false,
+                                    memory_order_acquire);
 }
 
 void

@@ -37,8 +37,8 @@
  * is therefore never dropped: it is covered by an eventfd write that began
  * after it was requested.
  *
- * Sleeping and waking: after work the thread polls its ring in short
- * sleeps (NETDEV_VHOST_NOTIFY_NAP_US, timer slack 1 us) for
+ * Sleeping and waking: the thread runs at nice -20; after work it polls
+ * its ring in short sleeps (NETDEV_VHOST_NOTIFY_NAP_US, timer slack 1 us) for
  * NETDEV_VHOST_NOTIFY_LINGER_US, then sleeps on an eventfd until a PMD
  * thread that hands a kick off finds it asleep and writes that eventfd:
  * one write per idle-to-busy transition, the only syscall the option
@@ -74,8 +74,11 @@ struct netdev_vhost_notifyq {
     atomic_uint32_t req;        /* Kicks requested since the thread last
                                  * wrote the queue's eventfd; the queue is
                                  * in a ring (or being written) iff > 0. */
-    atomic_bool closing;        /* The device is being destroyed: a write
-                                 * that fails is not retried. */
+    atomic_bool closing;        /* The device is going away: the thread
+                                 * writes nothing more for the queue. */
+    atomic_bool gave_up;        /* It let go of a request unwritten
+                                 * because of 'closing' (taken by
+                                 * netdev_vhost_notify_quiesce()). */
     int vid;                    /* Device id of the requests. */
     int q;                      /* Queue pair (the guest's rx vring 2q). */
     int numa;                   /* Thread that serves the queue. */
@@ -115,13 +118,17 @@ void netdev_vhost_notifyq_init(struct netdev_vhost_notifyq *nq, int q,
  * thread (or any), with the queue's tx_lock held. */
 bool netdev_vhost_notify_handoff(struct netdev_vhost_notifyq *nq, int vid);
 
-/* Called when the device of the queue of 'nq' is being destroyed, with
- * the queue's tx_lock held (so no new hand-off comes): waits until the
- * thread is done with the queue.  Returns true if a handed-off kick was
- * dropped because its write kept failing (the virtqueue was not
- * accessible): the caller writes it itself.  vhost-events thread
- * (destroy_device(), no virtqueue lock held: the thread's
- * rte_vhost_notify_guest() can take its read lock). */
+/* Called when the device of the queue of 'nq' is going away, while its
+ * id is still valid and no new hand-off can come (destroy_device(): the
+ * queue's tx_lock held; netdev_vhost_destruct(): before the socket is
+ * unregistered, no PMD thread using the port): marks the queue closing,
+ * so that the thread writes nothing more for it, and waits until the
+ * thread has let go of it.  Returns true if a handed-off kick was left
+ * unwritten: the caller writes it itself if the guest should get it.
+ * Never waits for a lock: the thread takes none of ours, and its
+ * rte_vhost_notify_guest() only the virtqueue's read lock, which DPDK does
+ * not hold while it calls destroy_device().  vhost-events or main
+ * thread. */
 bool netdev_vhost_notify_quiesce(struct netdev_vhost_notifyq *nq);
 
 /* A new connection of the queue of 'nq': clears 'closing'.  With the

@@ -384,6 +384,13 @@ netdev_vhost_destruct(struct netdev *netdev)
      * staged is dropped and counted below. */
     netdev_vhost_registry_remove(dev);
 
+    /* The notification thread lets go of this port's queues before the
+     * device (and its id) can go, and before 'dev' is freed: destroy_device()
+     * will not find the port to do it.  A kick it held is dropped with
+     * the port. */
+    for (int q = 0; q < NETDEV_VHOST_MAX_QP; q++) {
+        netdev_vhost_notify_quiesce(&dev->qps[q].tx.kq.nq);
+    }
     vhost_driver_teardown(dev);
 
     netdev_vhost_flush_all(dev, true);
