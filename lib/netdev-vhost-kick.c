@@ -236,12 +236,8 @@ netdev_vhost_kick_deliver(int vid, int q)
     return t->notified;
 }
 
-/* Hands the kick DPDK just decided (its irq_pending latch is set) to the
- * notification thread, which clears the latch and writes the eventfd.
- * False if the thread could not take it: DPDK then clears the latch and
- * writes it itself, now. */
-static bool
-kick_handoff(struct netdev_vhost_kickq *kq, int vid)
+bool
+netdev_vhost_kick_handoff(struct netdev_vhost_kickq *kq, int vid)
 {
     if (!netdev_vhost_notify_handoff(&kq->nq, vid)) {
         return false;
@@ -282,7 +278,7 @@ netdev_vhost_guest_notify(int vid, uint16_t queue_id)
     if (!kq->defer) {
         /* Immediate or timed mode: with the notification thread the kick
          * goes to it at once; else DPDK writes it now, as stock. */
-        return kq->thread && kick_handoff(kq, vid);
+        return kq->thread && netdev_vhost_kick_handoff(kq, vid);
     }
     if ((kq->iommu
          ? vhost_kick_request_now(&kq->kick, time_usec())
@@ -290,7 +286,7 @@ netdev_vhost_guest_notify(int vid, uint16_t queue_id)
         /* DPDK has published the used entries (fence included) before it
          * asked: the point of this kick is the used index now. */
         netdev_vhost_kick_note_used(dev, t->q);
-        return kq->thread && kick_handoff(kq, vid);
+        return kq->thread && netdev_vhost_kick_handoff(kq, vid);
     }
     /* Held: the caller's txq_unlock() (lib/netdev-vhost-txq.c) marks the
      * queue in the port's held-kick map when the enqueue is over. */
@@ -298,6 +294,13 @@ netdev_vhost_guest_notify(int vid, uint16_t queue_id)
 }
 
 #else  /* !NETDEV_VHOST_DEFERRED_KICKS */
+
+bool
+netdev_vhost_kick_handoff(struct netdev_vhost_kickq *kq OVS_UNUSED,
+                          int vid OVS_UNUSED)
+{
+    return false;
+}
 
 bool
 netdev_vhost_guest_notify(int vid OVS_UNUSED, uint16_t queue_id OVS_UNUSED)

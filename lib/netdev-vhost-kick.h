@@ -141,6 +141,14 @@ void netdev_vhost_kick_enqueue_end(int sent);
  * without deferred kicks. */
 bool netdev_vhost_kick_deliver(int vid, int q);
 
+/* Hands a kick of the queue of 'kq' (device 'vid') whose DPDK irq_pending
+ * latch is set to the notification thread, which clears the latch and
+ * writes the eventfd, and counts it in 'handed'.  False if the thread could
+ * not take it: the caller (or DPDK, for a kick decided in the enqueue)
+ * writes it now.  With the queue's tx_lock held (PMD threads); DPDK
+ * 23.11+ builds only. */
+bool netdev_vhost_kick_handoff(struct netdev_vhost_kickq *kq, int vid);
+
 /* Records the used index of queue pair 'q' of 'dev' as the point of the
  * kick going out now (split ring; see vhost_split_kick_wanted()), read
  * under the ring guard; if the guard is closed the point is unknown and

@@ -239,6 +239,16 @@ kickq_init(struct netdev_vhost_kickq *kq, uint32_t interval_us)
                    VHOST_MOD_CEILING_DEFAULT);
 }
 
+/* Whether the queue of 'kq' hands its kicks to the notification thread:
+ * the option on, a deferred-kicks build, no vIOMMU (see
+ * netdev_vhost_txq_connect()).  With the queue's tx_lock. */
+static void
+kickq_set_thread(struct netdev_vhost_kickq *kq)
+{
+    kq->thread = (NETDEV_VHOST_HAS_DEFERRED_KICKS && !kq->iommu
+                  && netdev_vhost_notify_enabled());
+}
+
 /* Applies the tx policy of a queue to its kick state: 'defer' (auto or
  * adaptive mode with deferred kicks), 'adaptive' (tx-flush-mode=adaptive,
  * with bounds 'min_us' 0..1000000 and 'max_us' min_us..1000000, at least
@@ -254,8 +264,7 @@ kickq_configure(struct netdev_vhost_kickq *kq, bool defer, bool adaptive,
                 uint32_t interval_us, uint32_t min_us, uint32_t max_us)
 {
     kq->defer = NETDEV_VHOST_HAS_DEFERRED_KICKS && defer;
-    kq->thread = (NETDEV_VHOST_HAS_DEFERRED_KICKS && !kq->iommu
-                  && netdev_vhost_notify_enabled());
+    kickq_set_thread(kq);
     vhost_kick_set_deferring(&kq->kick, kq->defer);
     if (adaptive) {
         if (!kq->adaptive) {
@@ -630,15 +639,12 @@ kick_run_locked(struct netdev_vhost *dev, int q, int vid,
     if (!vhost_kick_run(&kq->kick, wanted, now_us)) {
         return;
     }
-    if (kq->thread && netdev_vhost_notify_handoff(&kq->nq, vid)) {
-        /* The notification thread writes it (and clears DPDK's latch);
-         * for the moderation it went out now. */
-        netdev_vhost_counter_add(&kq->handed, 1);
-        kq->handed_held++;
-        delay_record(&txq->kick_delay, now_us - kq->kick.pending_us);
-        vhost_kick_delivered(&kq->kick, now_us);
-        netdev_vhost_kick_note_used(dev, q);
-    } else if (netdev_vhost_kick_deliver(vid, q)) {
+    /* With the notification thread it writes the kick (and clears DPDK's
+     * latch); for the moderation it went out now. */
+    bool handed = kq->thread && netdev_vhost_kick_handoff(kq, vid);
+
+    if (handed || netdev_vhost_kick_deliver(vid, q)) {
+        kq->handed_held += handed;
         /* Where vhost_kick_delivered() records max_delay_us. */
         delay_record(&txq->kick_delay, now_us - kq->kick.pending_us);
         vhost_kick_delivered(&kq->kick, now_us);
@@ -945,8 +951,7 @@ netdev_vhost_txq_connect(struct netdev_vhost *dev, int q, uint64_t features)
     txq->answer_known = false;
     iommu = features & (1ULL << VIRTIO_F_IOMMU_PLATFORM);
     txq->kq.iommu = iommu;
-    txq->kq.thread = (NETDEV_VHOST_HAS_DEFERRED_KICKS && !iommu
-                      && netdev_vhost_notify_enabled());
+    kickq_set_thread(&txq->kq);
     netdev_vhost_notify_connect(&txq->kq.nq);
     txq_unlock(dev, q, before);
     return iommu;
