@@ -45,7 +45,162 @@
 
 /* Tx batches. */
 
-#if NETDEV_VHOST_GUEST_OFFLOADS
+/* Puts 'packet' back into 'batch' at the refill position 'idx' of
+ * DP_PACKET_BATCH_REFILL_FOR_EACH: OVS 4.0's batches grow
+ * (dp_packet_batch_add()); earlier ones have dp_packet_batch_refill(). */
+#if NETDEV_VHOST_DYNAMIC_BATCHES
+#define BATCH_REFILL(BATCH, PACKET, IDX) dp_packet_batch_add(BATCH, PACKET)
+#else
+#define BATCH_REFILL(BATCH, PACKET, IDX) \
+    dp_packet_batch_refill(BATCH, PACKET, IDX)
+#endif
+
+#if NETDEV_VHOST_PACKET_OFFLOADS
+/* Fills in the mbuf fields that rte_vhost needs to pass checksum and
+ * segmentation requests to the guest in the virtio-net header (virtio 1.1
+ * section 5.1.6.2), in the offload model of OVS 4.0, where a packet's
+ * requests are its own state, not mbuf flags: a partial IP or L4 checksum
+ * (dp_packet_ip_checksum_partial() and the others, outer and inner) and a
+ * TSO segment size (dp_packet_get_tso_segsz(), 0 for none).  The rules
+ * are those of stock OVS 4.0's netdev_dpdk_prep_hwol_packet() in
+ * lib/netdev-dpdk.c:
+ *
+ *   - A packet that already carries tx offload flags in its mbuf is
+ *     dropped (OVS 4.0 never sets them before this point).
+ *   - No request: nothing to do.
+ *   - A tunnelled packet (GENEVE, VXLAN, GRE): outer_l2_len and
+ *     outer_l3_len describe the outer headers, the outer checksum
+ *     requests and IP version become outer flags, and the inner headers
+ *     are the ones the lengths and inner flags describe (l2_len spans the
+ *     outer L4 header and the tunnel up to the inner L3 header).
+ *   - TSO: l4_len from the TCP header; a packet whose headers and segment
+ *     exceed the port's largest frame is dropped; on IPv4 the IP checksum
+ *     is requested too (DPDK's rule for TSO).
+ *
+ * PMD threads.  Returns false for a packet to drop (counted as
+ * tx_invalid_hwol_drops by the caller). */
+static bool
+prepare_offload(const struct netdev_vhost *dev, struct rte_mbuf *m)
+{
+    static struct vlog_rate_limit rl = VLOG_RATE_LIMIT_INIT(5, 5);
+    struct dp_packet *pkt = CONTAINER_OF(m, struct dp_packet, mbuf);
+    uint64_t unexpected = m->ol_flags & RTE_MBUF_F_TX_OFFLOAD_MASK;
+    bool l3_csum, l4_csum, tcp, udp, sctp;
+    const struct ip_header *ip;
+    char *l2, *l3, *l4;
+
+    if (OVS_UNLIKELY(unexpected)) {
+        VLOG_WARN_RL(&rl, "%s: unexpected tx offload flags %#"PRIx64,
+                     netdev_get_name(&dev->up), unexpected);
+        return false;
+    }
+    if (!dp_packet_ip_checksum_partial(pkt)
+        && !dp_packet_inner_ip_checksum_partial(pkt)
+        && !dp_packet_l4_checksum_partial(pkt)
+        && !dp_packet_inner_l4_checksum_partial(pkt)
+        && !m->tso_segsz) {
+        return true;
+    }
+
+    if (dp_packet_tunnel(pkt)) {
+        char *outer_l2 = dp_packet_eth(pkt), *outer_l3 = dp_packet_l3(pkt);
+        char *outer_l4 = dp_packet_l4(pkt);
+
+        if (OVS_UNLIKELY(!outer_l2 || !outer_l3 || !outer_l4)) {
+            goto no_headers;
+        }
+        m->outer_l2_len = outer_l3 - outer_l2;
+        m->outer_l3_len = outer_l4 - outer_l3;
+        m->ol_flags |= (dp_packet_tunnel_geneve(pkt)
+                        ? RTE_MBUF_F_TX_TUNNEL_GENEVE
+                        : dp_packet_tunnel_vxlan(pkt)
+                        ? RTE_MBUF_F_TX_TUNNEL_VXLAN
+                        : RTE_MBUF_F_TX_TUNNEL_GRE);
+        if (dp_packet_ip_checksum_partial(pkt)) {
+            m->ol_flags |= RTE_MBUF_F_TX_OUTER_IP_CKSUM;
+        }
+        if (dp_packet_l4_checksum_partial(pkt)) {
+            m->ol_flags |= RTE_MBUF_F_TX_OUTER_UDP_CKSUM;
+        }
+        ip = ALIGNED_CAST(const struct ip_header *, outer_l3);
+        m->ol_flags |= (IP_VER(ip->ip_ihl_ver) == 4
+                        ? RTE_MBUF_F_TX_OUTER_IPV4 : RTE_MBUF_F_TX_OUTER_IPV6);
+        l2 = outer_l4;
+        l3 = dp_packet_inner_l3(pkt);
+        l4 = dp_packet_inner_l4(pkt);
+        l3_csum = dp_packet_inner_ip_checksum_partial(pkt);
+        l4_csum = dp_packet_inner_l4_checksum_partial(pkt);
+        tcp = dp_packet_inner_l4_proto_tcp(pkt);
+        udp = dp_packet_inner_l4_proto_udp(pkt);
+        sctp = dp_packet_inner_l4_proto_sctp(pkt);
+    } else {
+        m->outer_l2_len = 0;
+        m->outer_l3_len = 0;
+        l2 = dp_packet_eth(pkt);
+        l3 = dp_packet_l3(pkt);
+        l4 = dp_packet_l4(pkt);
+        l3_csum = dp_packet_ip_checksum_partial(pkt);
+        l4_csum = dp_packet_l4_checksum_partial(pkt);
+        tcp = dp_packet_l4_proto_tcp(pkt);
+        udp = dp_packet_l4_proto_udp(pkt);
+        sctp = dp_packet_l4_proto_sctp(pkt);
+    }
+    if (OVS_UNLIKELY(!l2 || !l3 || !l4)) {
+        goto no_headers;
+    }
+
+    ip = ALIGNED_CAST(const struct ip_header *, l3);
+    m->ol_flags |= (IP_VER(ip->ip_ihl_ver) == 4
+                    ? RTE_MBUF_F_TX_IPV4 : RTE_MBUF_F_TX_IPV6);
+    if (l3_csum) {
+        m->ol_flags |= RTE_MBUF_F_TX_IP_CKSUM;
+    }
+    if (l4_csum) {
+        if (tcp) {
+            m->ol_flags |= RTE_MBUF_F_TX_TCP_CKSUM;
+        } else if (udp) {
+            m->ol_flags |= RTE_MBUF_F_TX_UDP_CKSUM;
+        } else if (sctp) {
+            m->ol_flags |= RTE_MBUF_F_TX_SCTP_CKSUM;
+        } else {
+            VLOG_WARN_RL(&rl, "%s: L4 checksum requested for a packet that "
+                         "is neither TCP, UDP nor SCTP",
+                         netdev_get_name(&dev->up));
+            return false;
+        }
+    }
+    m->l2_len = l3 - l2;
+    m->l3_len = l4 - l3;
+
+    if (m->tso_segsz) {
+        const struct tcp_header *th = ALIGNED_CAST(const struct tcp_header *,
+                                                    l4);
+        uint32_t max_len = MTU_TO_FRAME_LEN(dev->mtu);
+        uint32_t hdr_len;
+
+        m->l4_len = TCP_OFFSET(th->tcp_ctl) * 4;
+        hdr_len = m->l2_len + m->l3_len + m->l4_len + m->outer_l2_len
+                  + m->outer_l3_len;
+        if (OVS_UNLIKELY(hdr_len + m->tso_segsz > max_len)) {
+            VLOG_WARN_RL(&rl, "%s: oversized TSO packet: headers %"PRIu32", "
+                         "segment %"PRIu16", largest frame %"PRIu32,
+                         netdev_get_name(&dev->up), hdr_len, m->tso_segsz,
+                         max_len);
+            return false;
+        }
+        m->ol_flags |= RTE_MBUF_F_TX_TCP_SEG;
+        if (IP_VER(ip->ip_ihl_ver) == 4) {
+            m->ol_flags |= RTE_MBUF_F_TX_IP_CKSUM;
+        }
+    }
+    return true;
+
+no_headers:
+    VLOG_WARN_RL(&rl, "%s: offload requested for a packet without L2, L3 "
+                 "or L4 header", netdev_get_name(&dev->up));
+    return false;
+}
+#elif NETDEV_VHOST_GUEST_OFFLOADS
 /* The TSO segment size of 'm', a TCP packet whose headers before the TCP
  * payload are 'l3_len' + 'l4_len' bytes (and 'tunnel_len' more of the
  * outer headers and the tunnel for a tunnelled packet): the smaller of the
@@ -310,6 +465,12 @@ copy_to_mbuf(struct rte_mempool *mp, const struct dp_packet *packet)
                    & ~(RTE_MBUF_F_EXTERNAL | RTE_MBUF_F_INDIRECT);
     memcpy(&copy->l2_pad_size, &packet->l2_pad_size,
            sizeof(struct dp_packet) - offsetof(struct dp_packet, l2_pad_size));
+#if NETDEV_VHOST_PACKET_OFFLOADS
+    /* OVS 4.0 keeps the hash and mark validity outside the copied fields:
+     * a pool's mbuf still has its last user's. */
+    copy->has_hash = false;
+    copy->has_mark = false;
+#endif
     if (NETDEV_VHOST_HAS_GUEST_OFFLOADS && dp_packet_l3(copy)) {
         /* As stock 3.5: the outer lengths from the copied offsets (which
          * include the inner ones, csum_start and csum_offset);
@@ -338,13 +499,21 @@ prepare_batch(struct netdev_vhost *dev, struct dp_packet_batch *batch)
     size_t i, size = dp_packet_batch_size(batch);
 
     int hwol_drops = 0;
+#if NETDEV_VHOST_PACKET_OFFLOADS
+    /* OVS 4.0 model: prepared when the port offers any tx offload (stock
+     * 4.0's netdev_dpdk_common_send()); a TSO packet is one with a segment
+     * size. */
+    bool prepare = dev->up.ol_flags != 0;
+#define PACKET_IS_TSO(P) (dp_packet_get_tso_segsz(P) != 0)
+#else
     /* OVS 3.5 model: every packet is prepared (checksum offload without
      * userspace TSO); OVS 3.1: only with userspace TSO. */
-    bool tso = userspace_tso_enabled();
-    bool prepare = NETDEV_VHOST_HAS_GUEST_OFFLOADS || tso;
+    bool prepare = NETDEV_VHOST_HAS_GUEST_OFFLOADS || userspace_tso_enabled();
+#define PACKET_IS_TSO(P) ((P)->mbuf.ol_flags & RTE_MBUF_F_TX_TCP_SEG)
+#endif
 
     DP_PACKET_BATCH_REFILL_FOR_EACH (i, size, packet, batch) {
-        bool seg = prepare && packet->mbuf.ol_flags & RTE_MBUF_F_TX_TCP_SEG;
+        bool seg = prepare && PACKET_IS_TSO(packet);
 
         /* Stock checks the length after the copy: a TSO packet of any
          * length is copied (netdev_dpdk_filter_packet_len()). */
@@ -370,8 +539,9 @@ prepare_batch(struct netdev_vhost *dev, struct dp_packet_batch *batch)
             dp_packet_delete(packet);
             continue;
         }
-        dp_packet_batch_refill(batch, packet, i);
+        BATCH_REFILL(batch, packet, i);
     }
+#undef PACKET_IS_TSO
     if (OVS_UNLIKELY(mtu_drops || copy_drops || hwol_drops)) {
         rte_spinlock_lock(&dev->stats_lock);
         dev->tx_mtu_exceeded_drops += mtu_drops;
@@ -439,6 +609,36 @@ netdev_vhost_send(struct netdev *netdev, int qid,
 }
 
 /* Rx. */
+
+/* The per-packet fields of a received batch, as stock vhost ports set them:
+ * OVS 4.0 (netdev_dpdk_batch_init_packet_fields() in lib/netdev-dpdk.c)
+ * also takes the hash and mark validity and the receive checksum status
+ * from the mbuf's flags into the packet (the vhost library reports a
+ * partial checksum from the guest as both "good" and "bad", which OVS 4.0
+ * reads as partial); earlier versions only reset the cut length and set
+ * the packet type (dp_packet_batch_init_packet_fields()).  PMD threads. */
+static void
+init_rx_fields(struct dp_packet_batch *batch)
+{
+#if NETDEV_VHOST_PACKET_OFFLOADS
+    struct dp_packet *packet;
+
+    DP_PACKET_BATCH_FOR_EACH (i, packet, batch) {
+        uint64_t fl = packet->mbuf.ol_flags;
+
+        dp_packet_reset_cutlen(packet);
+        packet->packet_type = htonl(PT_ETH);
+        packet->has_hash = !!(fl & RTE_MBUF_F_RX_RSS_HASH);
+        packet->has_mark = !!(fl & RTE_MBUF_F_RX_FDIR_ID);
+        packet->offloads = fl & (RTE_MBUF_F_RX_IP_CKSUM_BAD
+                                 | RTE_MBUF_F_RX_IP_CKSUM_GOOD
+                                 | RTE_MBUF_F_RX_L4_CKSUM_BAD
+                                 | RTE_MBUF_F_RX_L4_CKSUM_GOOD);
+    }
+#else
+    dp_packet_batch_init_packet_fields(batch);
+#endif
+}
 
 struct netdev_rxq_vhost {
     struct netdev_rxq up;
@@ -538,7 +738,7 @@ netdev_vhost_rxq_recv(struct netdev_rxq *rxq, struct dp_packet_batch *batch,
             }
         }
     }
-    dp_packet_batch_init_packet_fields(batch);
+    init_rx_fields(batch);
     return 0;
 }
 

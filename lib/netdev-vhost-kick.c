@@ -59,11 +59,15 @@ struct kick_tls {
     bool point_known;           /* 'used_before' is valid. */
     uint16_t used_before;       /* Split ring: used->idx when the enqueue
                                  * began, if 'held'. */
+    bool fold;                  /* A send of several enqueues is in
+                                 * progress (netdev_vhost_kick_fold_begin())
+                                 * on this thread... */
+    bool fold_wanted;           /* ...and DPDK asked for a kick in it. */
 };
 
 DEFINE_STATIC_PER_THREAD_DATA(struct kick_tls, kick_tls,
                               { NULL, 0, -1, false, false, false, false,
-                                0 });
+                                0, false, false });
 
 #if NETDEV_VHOST_DEFERRED_KICKS
 /* Reads used->idx of the tx vring of 'txq' of 'dev' into '*idx' under the
@@ -280,6 +284,13 @@ netdev_vhost_guest_notify(int vid, uint16_t queue_id)
          * goes to it at once; else DPDK writes it now, as stock. */
         return kq->thread && netdev_vhost_kick_handoff(kq, vid);
     }
+    if (t->fold && !kq->iommu) {
+        /* One of several enqueues of one send: the send asks once, after
+         * its last enqueue (netdev_vhost_txq_send()); until then DPDK's
+         * latch keeps the later enqueues from asking. */
+        t->fold_wanted = true;
+        return true;
+    }
     if ((kq->iommu
          ? vhost_kick_request_now(&kq->kick, time_usec())
          : vhost_kick_request(&kq->kick, time_usec())) == VHOST_KICK_NOW) {
@@ -293,7 +304,38 @@ netdev_vhost_guest_notify(int vid, uint16_t queue_id)
     return true;
 }
 
+void
+netdev_vhost_kick_fold_begin(void)
+{
+    struct kick_tls *t = kick_tls_get();
+
+    t->fold = true;
+    t->fold_wanted = false;
+}
+
+bool
+netdev_vhost_kick_fold_end(void)
+{
+    struct kick_tls *t = kick_tls_get();
+    bool wanted = t->fold_wanted;
+
+    t->fold = false;
+    t->fold_wanted = false;
+    return wanted;
+}
+
 #else  /* !NETDEV_VHOST_DEFERRED_KICKS */
+
+void
+netdev_vhost_kick_fold_begin(void)
+{
+}
+
+bool
+netdev_vhost_kick_fold_end(void)
+{
+    return false;
+}
 
 bool
 netdev_vhost_kick_handoff(struct netdev_vhost_kickq *kq OVS_UNUSED,

@@ -149,6 +149,23 @@ bool netdev_vhost_kick_deliver(int vid, int q);
  * 23.11+ builds only. */
 bool netdev_vhost_kick_handoff(struct netdev_vhost_kickq *kq, int vid);
 
+/* Folding the kicks of one send into one (DPDK 23.11+, deferred kicks).
+ * DPDK places at most 32 packets per rte_vhost_enqueue_burst() (MAX_PKT_BURST
+ * in lib/vhost/vhost.h, every version up to 25.11), so a send of more
+ * (OVS 4.0's packet batches have no upper size) is several enqueues, and
+ * each would ask for its own kick: the first at once, the next held for an
+ * interval.  Between these two calls, guest_notify() takes a kick DPDK
+ * decides over without asking the moderation (DPDK's irq_pending latch
+ * then keeps the send's later enqueues from asking), and
+ * netdev_vhost_kick_fold_end() returns true if it did: the caller then
+ * asks the moderation once for the whole send (vhost_kick_request()) and
+ * delivers or holds that one kick.  Queues without deferral (immediate or
+ * timed mode, vIOMMU guests) are not folded: DPDK writes their kicks as it
+ * decides them, as stock.  The thread inside netdev_vhost_txq_send(),
+ * under the queue's tx_lock; no-ops without deferred kicks. */
+void netdev_vhost_kick_fold_begin(void);
+bool netdev_vhost_kick_fold_end(void);
+
 /* Records the used index of queue pair 'q' of 'dev' as the point of the
  * kick going out now (split ring; see vhost_split_kick_wanted()), read
  * under the ring guard; if the guard is closed the point is unknown and

@@ -952,7 +952,7 @@ void
 netdev_vhost_stats_format(struct netdev *netdev, struct ds *ds,
                           struct json *json)
 {
-    struct netdev_custom_stats all = { 0, NULL };
+    struct netdev_custom_stats all = { .size = 0, .counters = NULL };
     struct netdev_stats stats;
     size_t allocated = 0;
 

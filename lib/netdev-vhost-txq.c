@@ -655,6 +655,38 @@ kick_run_locked(struct netdev_vhost *dev, int q, int vid,
     }
 }
 
+/* The kick DPDK asked for during a send of several enqueues
+ * (netdev_vhost_kick_fold_begin(), lib/netdev-vhost-kick.h), taken over
+ * with DPDK's latch set: asked of the moderation once for the whole send
+ * at 'now_us', then held like any other, or written now (by the
+ * notification thread when the queue uses it).  A kick that cannot be
+ * written now becomes a held kick due at once (vhost_kick_unwritten()), so
+ * that kick_run_locked() tries it again.  PMD threads, with the queue's
+ * tx_lock; 'vid' read under it. */
+static void
+kick_fold_locked(struct netdev_vhost *dev, int q, int vid,
+                 long long int now_us)
+    OVS_REQUIRES(dev->qps[q].tx.lock)
+{
+    struct netdev_vhost_kickq *kq = &txq_get(dev, q)->kq;
+
+    if (vhost_kick_request(&kq->kick, now_us) != VHOST_KICK_NOW) {
+        return;
+    }
+    netdev_vhost_kick_note_used(dev, q);
+    if (kq->thread && netdev_vhost_kick_handoff(kq, vid)) {
+        return;
+    }
+    if (netdev_vhost_kick_deliver(vid, q)) {
+        /* As guest_notified() counts the kicks DPDK writes. */
+        netdev_vhost_counter_add(&kq->kicks, 1);
+    } else {
+        vhost_kick_unwritten(&kq->kick, now_us);
+        kq->not_delivered++;
+        COVERAGE_INC(netdev_vhost_kick_not_delivered);
+    }
+}
+
 /* Entry points. */
 
 static void
@@ -733,9 +765,18 @@ netdev_vhost_txq_send(struct netdev_vhost *dev, int q,
      * then asks nothing). */
     uint64_t kick_requests = txq->kq.kick.stats.requests;
     bool kick_held = txq->kq.kick.pending;
+    /* More than one enqueue's worth (OVS 4.0 batches): one kick decision
+     * for the whole send (lib/netdev-vhost-kick.h). */
+    bool fold = defer && cnt > VHOST_TXP_MAX_STAGED;
 
+    if (OVS_UNLIKELY(fold)) {
+        netdev_vhost_kick_fold_begin();
+    }
     vhost_txp_burst(&txq->txp, wants, (void **) batch->packets, cnt, now,
                     enqueue_cb, &ctx);
+    if (OVS_UNLIKELY(fold) && netdev_vhost_kick_fold_end()) {
+        kick_fold_locked(dev, q, vid, time_usec());
+    }
     if (OVS_UNLIKELY(txq->kq.adaptive)) {
         bool wanted = (defer
                        ? kick_held || txq->kq.kick.stats.requests

@@ -85,10 +85,37 @@ vhost_kick_request(struct vhost_kick *k, long long int now_us)
     k->pending = true;
     k->early = false;
     k->early_full = false;
+    k->early_unwritten = false;
     k->postpone_counted = false;
     k->pending_us = now_us;
     k->stats.taken_over++;
     return VHOST_KICK_DEFER;
+}
+
+/* The kick vhost_kick_request() let go at 'now_us' (VHOST_KICK_NOW) was
+ * not written: the caller, which writes it itself (a folded send,
+ * netdev_vhost_kick_fold_end()), found the virtqueue inaccessible for a
+ * moment, and DPDK's latch is still set.  The kick becomes a pending one,
+ * due at once (vhost_kick_due()), counted as taken over instead of
+ * immediate, so that the caller's held-kick path delivers it (no kick is
+ * lost).  Nothing if a kick is pending already.  Thread-safety: under the
+ * tx lock. */
+void
+vhost_kick_unwritten(struct vhost_kick *k, long long int now_us)
+{
+    if (k->pending) {
+        return;
+    }
+    if (k->stats.immediate) {
+        k->stats.immediate--;
+    }
+    k->stats.taken_over++;
+    k->pending = true;
+    k->early = true;
+    k->early_full = false;
+    k->early_unwritten = true;
+    k->postpone_counted = false;
+    k->pending_us = now_us;
 }
 
 /* As vhost_kick_request() for a queue whose kicks are never taken over
@@ -161,7 +188,7 @@ vhost_kick_delivered(struct vhost_kick *k, long long int now_us)
     }
     long long int delay = now_us - k->pending_us;
 
-    if (k->early && now_us < vhost_kick_deadline(k)) {
+    if (k->early && !k->early_unwritten && now_us < vhost_kick_deadline(k)) {
         if (k->early_full) {
             k->stats.ring_full++;
         } else {
@@ -171,6 +198,7 @@ vhost_kick_delivered(struct vhost_kick *k, long long int now_us)
     k->pending = false;
     k->early = false;
     k->early_full = false;
+    k->early_unwritten = false;
     k->placed = 0;
     k->last_kick_us = now_us;
     k->stats.delivered++;
@@ -194,6 +222,7 @@ vhost_kick_reset(struct vhost_kick *k)
     }
     k->early = false;
     k->early_full = false;
+    k->early_unwritten = false;
     k->placed = 0;
     k->kicked_in_burst = false;
     k->last_kick_us = LLONG_MIN;

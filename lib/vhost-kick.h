@@ -121,6 +121,9 @@ struct vhost_kick {
     bool early;                 /* The pending kick reached the watermark
                                  * or the ring overflowed: due at once. */
     bool early_full;            /* 'early' because the ring overflowed. */
+    bool early_unwritten;       /* 'early' because a kick let go at once
+                                 * was not written
+                                 * (vhost_kick_unwritten()). */
     long long int full_until_us; /* Hold nothing before this time: the
                                   * ring overflowed (LLONG_MIN: never). */
     struct vhost_kick_stats stats;
@@ -134,6 +137,7 @@ enum vhost_kick_action vhost_kick_request_now(struct vhost_kick *,
                                               long long int now_us);
 long long int vhost_kick_deadline(const struct vhost_kick *);
 bool vhost_kick_due(const struct vhost_kick *, long long int now_us);
+void vhost_kick_unwritten(struct vhost_kick *, long long int now_us);
 bool vhost_kick_run(struct vhost_kick *, bool wants_intr,
                     long long int now_us);
 void vhost_kick_delivered(struct vhost_kick *, long long int now_us);

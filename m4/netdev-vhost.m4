@@ -68,7 +68,8 @@ dnl NETDEV_VHOST_CHECK_VERSIONS
 dnl
 dnl After NETDEV_VHOST_CHECK_OVS and PKG_CHECK_MODULES([DPDK]): the OVS and
 dnl DPDK versions we build against (the supported platforms: OVS 3.1 with
-dnl DPDK 22.11 on Debian 12, OVS 3.5 with DPDK 24.11 on Debian 13), as
+dnl DPDK 22.11 on Debian 12, OVS 3.5 with DPDK 24.11 on Debian 13, OVS 4.0
+dnl with DPDK 25.11 on Debian 14), as
 dnl substitutions and as the compatibility macros the C code tests.  Our Makefile empties DEFS
 dnl (OVS's config.h defines PACKAGE_*), so the macros travel in
 dnl NETDEV_VHOST_COMPAT_CPPFLAGS, which is appended to CPPFLAGS:
@@ -94,6 +95,19 @@ dnl                                  no userspace TSO; without it, the
 dnl                                  model of OVS 3.1 (offloads only with
 dnl                                  userspace-tso-enable, fixed at socket
 dnl                                  registration)
+dnl   NETDEV_VHOST_PACKET_OFFLOADS   defined when a packet's checksum and
+dnl                                  offload state is its own field
+dnl                                  (dp_packet 'offloads' read by
+dnl                                  dp_packet_l4_checksum_partial() and
+dnl                                  the like, OVS 4.0; probed in
+dnl                                  lib/dp-packet.h): the
+dnl                                  offload model of stock OVS 4.0's
+dnl                                  netdev-dpdk.c, requests read from the
+dnl                                  packet and set as mbuf flags only at
+dnl                                  transmit
+dnl   NETDEV_VHOST_DYNAMIC_BATCHES   defined when packet batches grow past
+dnl                                  NETDEV_MAX_BURST (dp_packet_batch_grow(),
+dnl                                  OVS 4.0; probed in lib/dp-packet.h)
 dnl   NETDEV_VHOST_TSO_SEGSZ_HINT    defined when the packet carries the
 dnl                                  segment size of its receive side
 dnl                                  (dp_packet_get_tso_segsz(), probed in
@@ -113,8 +127,9 @@ dnl                                  netdev-vhost/show and /stats answer
 dnl                                  "ovs-appctl --format json"
 dnl Substitutions: OVS_VERSION (e.g. 3.5.0), OVS_VERSION_NUM, DPDK_VERSION
 dnl (libdpdk's pkg-config version, e.g. 24.11.8), NETDEV_VHOST_COMPAT_CPPFLAGS,
-dnl NETDEV_VHOST_OFFLOADS ("guest" with NETDEV_VHOST_GUEST_OFFLOADS, else
-dnl "tso-only"; for the test suite).
+dnl NETDEV_VHOST_OFFLOADS ("packet" with NETDEV_VHOST_PACKET_OFFLOADS, else
+dnl "guest" with NETDEV_VHOST_GUEST_OFFLOADS, else "tso-only"; for the test
+dnl suite), NETDEV_VHOST_BATCHES ("dynamic" or "fixed"; for the test suite).
 AC_DEFUN([NETDEV_VHOST_CHECK_VERSIONS], [
   AC_MSG_CHECKING([for the OVS version number])
   OVS_VERSION_NUM=`echo "$OVS_VERSION" | \
@@ -139,7 +154,22 @@ AC_DEFUN([NETDEV_VHOST_CHECK_VERSIONS], [
          NETDEV_VHOST_COMPAT_CPPFLAGS="$NETDEV_VHOST_COMPAT_CPPFLAGS -DNETDEV_VHOST_TSO_SEGSZ_HINT=1"],
         [netdev_vhost_segsz=no])
   AC_MSG_RESULT([$netdev_vhost_segsz])
-  AS_IF([test $netdev_vhost_guest_ol = yes],
+  AC_MSG_CHECKING([whether OVS packets carry their offload state])
+  AS_IF([grep -q 'dp_packet_l4_checksum_partial' "$OVS_SRCDIR/lib/dp-packet.h"],
+        [netdev_vhost_packet_ol=yes
+         NETDEV_VHOST_COMPAT_CPPFLAGS="$NETDEV_VHOST_COMPAT_CPPFLAGS -DNETDEV_VHOST_PACKET_OFFLOADS=1"],
+        [netdev_vhost_packet_ol=no])
+  AC_MSG_RESULT([$netdev_vhost_packet_ol])
+  AC_MSG_CHECKING([whether OVS packet batches grow])
+  AS_IF([grep -q 'dp_packet_batch_grow' "$OVS_SRCDIR/lib/dp-packet.h"],
+        [NETDEV_VHOST_BATCHES=dynamic
+         NETDEV_VHOST_COMPAT_CPPFLAGS="$NETDEV_VHOST_COMPAT_CPPFLAGS -DNETDEV_VHOST_DYNAMIC_BATCHES=1"],
+        [NETDEV_VHOST_BATCHES=fixed])
+  AC_MSG_RESULT([$NETDEV_VHOST_BATCHES])
+  AC_SUBST([NETDEV_VHOST_BATCHES])
+  AS_IF([test $netdev_vhost_packet_ol = yes],
+        [NETDEV_VHOST_OFFLOADS=packet],
+        [test $netdev_vhost_guest_ol = yes],
         [NETDEV_VHOST_OFFLOADS=guest], [NETDEV_VHOST_OFFLOADS=tso-only])
   AC_SUBST([NETDEV_VHOST_OFFLOADS])
   AS_IF([test "$OVS_VERSION_NUM" -ge 30500],

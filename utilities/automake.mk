@@ -17,7 +17,9 @@ utilities_ovs_vhost_frontend_LDADD = -lm -lpthread
 
 EXTRA_DIST += \
 	utilities/ovs-vhost-prepare-ovs \
+	utilities/ovs-vhost-prepare-root \
 	utilities/ovs-vhost-prepare-debian13 \
+	utilities/ovs-vhost-prepare-debian14 \
 	utilities/ovs-vhost-demo \
 	utilities/ovs-vhost-bench \
 	utilities/ovs-vhost-rebuild-deb \
