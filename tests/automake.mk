@@ -38,6 +38,7 @@ TESTSUITE_AT = \
 	tests/system-ovn.at \
 	tests/system-adaptive.at \
 	tests/system-frontend.at \
+	tests/system-batch.at \
 	tests/system-options.at \
 	tests/system-migration.at
 EXTRA_DIST += $(TESTSUITE_AT) tests/testsuite tests/atlocal.in package.m4 \
