@@ -68,11 +68,18 @@
  *   - A packet that already carries tx offload flags in its mbuf is
  *     dropped (OVS 4.0 never sets them before this point).
  *   - No request: nothing to do.
- *   - A tunnelled packet (GENEVE, VXLAN, GRE): outer_l2_len and
- *     outer_l3_len describe the outer headers, the outer checksum
- *     requests and IP version become outer flags, and the inner headers
- *     are the ones the lengths and inner flags describe (l2_len spans the
- *     outer L4 header and the tunnel up to the inner L3 header).
+ *   - A tunnelled packet (GENEVE, VXLAN, GRE) with inner requests: the
+ *     lengths and flags describe the inner headers.  Without outer
+ *     requests l2_len spans the outer headers and the tunnel up to the
+ *     inner L3 header and no outer field is set: the vhost library puts
+ *     l2_len + l3_len into the virtio-net header's csum_start (DPDK 25.11
+ *     virtio_enqueue_offload()), so the guest checksums the inner L4
+ *     header there (stock 4.0 sets the outer lengths here too, which
+ *     moves csum_start off the inner header for a vhost port; this is the
+ *     rule of our OVS 3.5 model).  With outer requests, outer_l2_len and
+ *     outer_l3_len describe the outer headers and l2_len starts at the
+ *     outer L4 header, as stock.  Without inner requests the outer
+ *     requests are the packet's own, as for a plain packet.
  *   - TSO: l4_len from the TCP header; a packet whose headers and segment
  *     exceed the port's largest frame is dropped; on IPv4 the IP checksum
  *     is requested too (DPDK's rule for TSO).
@@ -102,30 +109,39 @@ prepare_offload(const struct netdev_vhost *dev, struct rte_mbuf *m)
         return true;
     }
 
-    if (dp_packet_tunnel(pkt)) {
+    m->outer_l2_len = 0;
+    m->outer_l3_len = 0;
+    if (dp_packet_tunnel(pkt)
+        && (dp_packet_inner_ip_checksum_partial(pkt)
+            || dp_packet_inner_l4_checksum_partial(pkt) || m->tso_segsz)) {
         char *outer_l2 = dp_packet_eth(pkt), *outer_l3 = dp_packet_l3(pkt);
         char *outer_l4 = dp_packet_l4(pkt);
 
         if (OVS_UNLIKELY(!outer_l2 || !outer_l3 || !outer_l4)) {
             goto no_headers;
         }
-        m->outer_l2_len = outer_l3 - outer_l2;
-        m->outer_l3_len = outer_l4 - outer_l3;
-        m->ol_flags |= (dp_packet_tunnel_geneve(pkt)
-                        ? RTE_MBUF_F_TX_TUNNEL_GENEVE
-                        : dp_packet_tunnel_vxlan(pkt)
-                        ? RTE_MBUF_F_TX_TUNNEL_VXLAN
-                        : RTE_MBUF_F_TX_TUNNEL_GRE);
-        if (dp_packet_ip_checksum_partial(pkt)) {
-            m->ol_flags |= RTE_MBUF_F_TX_OUTER_IP_CKSUM;
+        l2 = outer_l2;
+        if (dp_packet_ip_checksum_partial(pkt)
+            || dp_packet_l4_checksum_partial(pkt)) {
+            m->outer_l2_len = outer_l3 - outer_l2;
+            m->outer_l3_len = outer_l4 - outer_l3;
+            m->ol_flags |= (dp_packet_tunnel_geneve(pkt)
+                            ? RTE_MBUF_F_TX_TUNNEL_GENEVE
+                            : dp_packet_tunnel_vxlan(pkt)
+                            ? RTE_MBUF_F_TX_TUNNEL_VXLAN
+                            : RTE_MBUF_F_TX_TUNNEL_GRE);
+            if (dp_packet_ip_checksum_partial(pkt)) {
+                m->ol_flags |= RTE_MBUF_F_TX_OUTER_IP_CKSUM;
+            }
+            if (dp_packet_l4_checksum_partial(pkt)) {
+                m->ol_flags |= RTE_MBUF_F_TX_OUTER_UDP_CKSUM;
+            }
+            ip = ALIGNED_CAST(const struct ip_header *, outer_l3);
+            m->ol_flags |= (IP_VER(ip->ip_ihl_ver) == 4
+                            ? RTE_MBUF_F_TX_OUTER_IPV4
+                            : RTE_MBUF_F_TX_OUTER_IPV6);
+            l2 = outer_l4;
         }
-        if (dp_packet_l4_checksum_partial(pkt)) {
-            m->ol_flags |= RTE_MBUF_F_TX_OUTER_UDP_CKSUM;
-        }
-        ip = ALIGNED_CAST(const struct ip_header *, outer_l3);
-        m->ol_flags |= (IP_VER(ip->ip_ihl_ver) == 4
-                        ? RTE_MBUF_F_TX_OUTER_IPV4 : RTE_MBUF_F_TX_OUTER_IPV6);
-        l2 = outer_l4;
         l3 = dp_packet_inner_l3(pkt);
         l4 = dp_packet_inner_l4(pkt);
         l3_csum = dp_packet_inner_ip_checksum_partial(pkt);
@@ -134,8 +150,6 @@ prepare_offload(const struct netdev_vhost *dev, struct rte_mbuf *m)
         udp = dp_packet_inner_l4_proto_udp(pkt);
         sctp = dp_packet_inner_l4_proto_sctp(pkt);
     } else {
-        m->outer_l2_len = 0;
-        m->outer_l3_len = 0;
         l2 = dp_packet_eth(pkt);
         l3 = dp_packet_l3(pkt);
         l4 = dp_packet_l4(pkt);

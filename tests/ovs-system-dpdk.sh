@@ -1,6 +1,6 @@
 #!/bin/bash
 # Runs the vhost-user cases of OVS's own tests/system-dpdk.at (OVS 3.1 on
-# Debian 12, OVS 3.5 on Debian 13), from the OVS source tree, unmodified,
+# Debian 12, OVS 3.5 on Debian 13, OVS 4.0 on Debian 14), from the OVS source tree, unmodified,
 # twice in the same run: against the platform's stock ovs-vswitchd
 # (/usr/lib/openvswitch-switch-dpdk/ovs-vswitchd-dpdk, through a directory
 # with a symlink named ovs-vswitchd first in AUTOTEST_PATH) and against ours
@@ -24,15 +24,17 @@
 #     netdev datapath, and only one may run per network namespace).
 # The two suites run one after the other, never at once.
 #
-# On a Debian 12 host, --platform=debian13 runs this script again inside
-# the Debian 13 root (utilities/ovs-vhost-prepare-debian13 --exec), where
-# utilities/ovs-vhost-prepare-ovs gives the OVS 3.5 tree.
+# On a Debian 12 host, --platform=debian13 or debian14 runs this script
+# again inside that release's root (utilities/ovs-vhost-prepare-debian13
+# or -debian14 --exec), where utilities/ovs-vhost-prepare-ovs gives the
+# OVS 3.5 or 4.0 tree.
 #
 # Run as root after utilities/ovs-vhost-build [--platform=...].
-# Usage: tests/ovs-system-dpdk.sh [--platform=debian12|debian13]
+# Usage: tests/ovs-system-dpdk.sh [--platform=debian12|debian13|debian14]
 #                                 [--no-stock] [BUILDDIR]
 #   --platform  default: the host's own; BUILDDIR default: _build on
-#               Debian 12, _build-debian13 on Debian 13
+#               Debian 12, _build-debian13 and _build-debian14 on Debian 13
+#               and 14
 #   --no-stock  run ours only (then every failure counts)
 # Environment: OVS_VHOST_SYSTEM_DPDK_CASES  case numbers instead of the selection
 set -e
@@ -46,7 +48,7 @@ for arg in "$@"; do
     case $arg in
         --platform=*) platform=${arg#--platform=} ;;
         --no-stock) stock=false ;;
-        -h|--help) sed -n '2,36p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,/^set -e$/p' "$0" | sed '$d'; exit 0 ;;
         -*) echo "ovs-system-dpdk.sh: unknown option $arg" >&2; exit 2 ;;
         *) build=$arg ;;
     esac
@@ -55,23 +57,25 @@ done
 case $(. /etc/os-release && echo "${VERSION_CODENAME:-}") in
     bookworm) native=debian12 ;;
     trixie) native=debian13 ;;
+    forky) native=debian14 ;;
     *) native=unknown ;;
 esac
 platform=${platform:-$native}
 case $platform in
     debian12) default_build=$top/_build ;;
     debian13) default_build=$top/_build-debian13 ;;
+    debian14) default_build=$top/_build-debian14 ;;
     *) echo "ovs-system-dpdk.sh: unknown platform $platform" >&2; exit 2 ;;
 esac
 build=${build:-$default_build}
 build=$(cd "$build" && pwd)
 
 if [ "$platform" != "$native" ]; then
-    if [ "$platform" = debian13 ] && [ "$native" = debian12 ]; then
+    if [ "$platform" != debian12 ] && [ "$native" = debian12 ]; then
         # The source tree is bound at the same path inside the root.
-        args=(--platform=debian13)
+        args=(--platform=$platform)
         $stock || args+=(--no-stock)
-        exec "$top/utilities/ovs-vhost-prepare-debian13" --exec \
+        exec "$top/utilities/ovs-vhost-prepare-$platform" --exec \
             "$top/tests/ovs-system-dpdk.sh" "${args[@]}" "$build"
     fi
     echo "ovs-system-dpdk.sh: cannot run $platform on $native" >&2
