@@ -139,11 +139,14 @@ netdev_vhost_kick_enqueue_begin(struct netdev_vhost *dev, int q, int vid)
 #if NETDEV_VHOST_DEFERRED_KICKS
     /* DPDK's latch is set exactly while we hold a kick of the queue
      * (netdev_vhost_guest_notify() returned true and it was not delivered
-     * since): read only then, so that a polling guest's bursts read no
+     * since; in a folded send, also once it took the send's kick over, so
+     * that the later enqueues' suppressed requests count as coalesced
+     * here as in DPDK's statistics): read only then, so that a polling guest's bursts read no
      * ring here; and only on server ports, where the count is ours (on
      * client ports kicks_coalesced is DPDK's own, see coalesced_now() in
      * lib/netdev-vhost-stats.c). */
-    t->held = dev->qps[q].tx.kq.kick.pending && !dev->client;
+    t->held = ((dev->qps[q].tx.kq.kick.pending || t->fold_wanted)
+               && !dev->client);
     if (OVS_UNLIKELY(t->held)) {
         t->point_known = kick_read_used(dev, &dev->qps[q].tx,
                                         &t->used_before);

@@ -167,6 +167,18 @@ vhost_driver_setup(struct netdev_vhost *dev)
                             | NETDEV_TX_OFFLOAD_SCTP_CKSUM
                             | NETDEV_TX_OFFLOAD_IPV4_CKSUM;
     }
+#if NETDEV_VHOST_PACKET_OFFLOADS
+    /* OVS 4.0 model: the library reports a guest's offload requests as a
+     * DPDK ethdev driver would (a partial checksum as RX_L4_CKSUM_NONE, a
+     * segmentation request as a segment size), which init_rx_fields()
+     * (lib/netdev-vhost-datapath.c) turns into the packet's own state.  In
+     * its legacy mode (OVS 3.x) it sets tx flags instead, which OVS 4.0
+     * neither reads nor expects.  Stock 4.0 sets it on client ports
+     * (netdev_dpdk_vhost_client_reconfigure()); here on every port, as a
+     * server port's guest may negotiate checksum offload too (userspace
+     * TSO). */
+    flags |= RTE_VHOST_USER_NET_COMPLIANT_OL_FLAGS;
+#endif
     if (dev->client) {
         flags |= RTE_VHOST_USER_CLIENT | RTE_VHOST_USER_NET_STATS_ENABLE;
         if (netdev_vhost_iommu_enabled()) {

@@ -642,6 +642,56 @@ def vxlan_check(port, count, out):
     open(out, 'w').write('vxlan %d good %d bad %d\n' % (n, good, bad))
 
 
+def tcp_check(port, count, out):
+    """Captures on network device 'port', for at most 30 s or until
+    'count' TCP/IPv4 packets to port 80 came in (not the ones the device
+    sent), and writes to file 'out' "tcp N good G bad B": of the N, how many
+    have TCP and IPv4 checksums that verify (G) or not (B), as the kernel
+    would deliver them: each comes with its virtio-net header
+    (PACKET_VNET_HDR), and a packet the sender handed over as
+    CHECKSUM_PARTIAL (NEEDS_CSUM: the field holds the pseudo-header sum)
+    is completed at csum_start/csum_offset first, as the kernel does.
+    Writes "ready" to OUT.ready once it listens."""
+    import socket
+    count = int(count)
+    s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(3))
+    # SOL_PACKET (263), PACKET_VNET_HDR (15).
+    s.setsockopt(263, 15, 1)
+    s.bind((port, 0))
+    s.settimeout(1)
+    open(out + '.ready', 'w').write('ready\n')
+    n = good = bad = 0
+    end = time.time() + 30
+    while n < count and time.time() < end:
+        try:
+            f, addr = s.recvfrom(65536)
+        except socket.timeout:
+            continue
+        flags, _, _, _, start, offset = struct.unpack('<BBHHHH', f[:10])
+        f = bytearray(f[10:])
+        if flags & 1 and start + offset + 2 <= len(f):
+            f[start + offset:start + offset + 2] = struct.pack(
+                '!H', 0xffff - fold(sum16(bytes(f[start:]))))
+        f = bytes(f)
+        # addr[2]: the packet type; 4 is PACKET_OUTGOING.
+        if addr[2] == 4 or len(f) < 54 or f[12:14] != b'\x08\x00' \
+           or f[23] != 6:
+            continue
+        iph = (f[14] & 15) * 4
+        ip = f[14:14 + iph]
+        tlen = struct.unpack('!H', ip[2:4])[0] - iph
+        tcp = f[14 + iph:14 + iph + tlen]
+        if len(tcp) < 20 or struct.unpack('!H', tcp[2:4])[0] != 80:
+            continue
+        n += 1
+        pseudo = ip[12:20] + struct.pack('!HH', 6, tlen)
+        ok = (fold(sum16(ip)) == 0xffff
+              and fold(sum16(pseudo) + sum16(tcp)) == 0xffff)
+        good += ok
+        bad += not ok
+    open(out, 'w').write('tcp %d good %d bad %d\n' % (n, good, bad))
+
+
 def oneshot_server(path):
     """Listens on unix socket 'path', accepts one connection, closes it at
     once, removes 'path' and prints "closed"."""
@@ -854,8 +904,8 @@ COMMANDS = {f.__name__.replace('_', '-'): f for f in (
     log_problems, json_field, json_keys, stats_same, txp_check, txp_summary,
     txp_fewer_kicks, rel_check, rel_restart_check, ovn_move_times,
     ovn_check, ovn_summary,
-    tso_send, csum_send, vxlan_check, oneshot_server, qmp, kill_and_del,
-    break_at, freeze)}
+    tso_send, csum_send, vxlan_check, tcp_check, oneshot_server, qmp,
+    kill_and_del, break_at, freeze)}
 
 
 if __name__ == '__main__':
