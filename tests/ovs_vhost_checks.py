@@ -602,61 +602,21 @@ def csum_send(port, count, size):
         s.send(vnet + tcp_frame(i, size, pseudo) + payload)
 
 
-def vxlan_check(port, count, out):
-    """Captures on network device 'port', for at most 30 s or until 'count'
-    VXLAN packets (UDP port 4789) came, and writes to file 'out' "vxlan N
-    good G bad B": of the N, how many carry an inner TCP/IPv4 packet whose
-    TCP and IPv4 checksums verify (G) or not (B).  Writes "ready" to
-    OUT.ready once it listens."""
-    import socket
-    count = int(count)
-    s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(3))
-    s.bind((port, 0))
-    s.settimeout(1)
-    open(out + '.ready', 'w').write('ready\n')
-    n = good = bad = 0
-    end = time.time() + 30
-    while n < count and time.time() < end:
-        try:
-            f = s.recv(65536)
-        except socket.timeout:
-            continue
-        if len(f) < 50 or f[12:14] != b'\x08\x00' or f[23] != 17:
-            continue
-        ihl = (f[14] & 15) * 4
-        udp = 14 + ihl
-        if struct.unpack('!H', f[udp + 2:udp + 4])[0] != 4789:
-            continue
-        n += 1
-        inner = f[udp + 16:]
-        iph = (inner[14] & 15) * 4
-        ip = inner[14:14 + iph]
-        tlen = struct.unpack('!H', ip[2:4])[0] - iph
-        tcp = inner[14 + iph:14 + iph + tlen]
-        pseudo = ip[12:20] + struct.pack('!HH', 6, tlen)
-        ok = (inner[12:14] == b'\x08\x00' and ip[9] == 6
-              and fold(sum16(ip)) == 0xffff
-              and fold(sum16(pseudo) + sum16(tcp)) == 0xffff)
-        good += ok
-        bad += not ok
-    open(out, 'w').write('vxlan %d good %d bad %d\n' % (n, good, bad))
-
-
-def tcp_check(port, count, out):
+def capture_check(port, count, out, tag, judge, vnet=False):
     """Captures on network device 'port', for at most 30 s or until
-    'count' TCP/IPv4 packets to port 80 came in (not the ones the device
-    sent), and writes to file 'out' "tcp N good G bad B": of the N, how many
-    have TCP and IPv4 checksums that verify (G) or not (B), as the kernel
-    would deliver them: each comes with its virtio-net header
-    (PACKET_VNET_HDR), and a packet the sender handed over as
-    CHECKSUM_PARTIAL (NEEDS_CSUM: the field holds the pseudo-header sum)
-    is completed at csum_start/csum_offset first, as the kernel does.
-    Writes "ready" to OUT.ready once it listens."""
+    'count' frames were judged, and writes to file 'out' "TAG N good G bad
+    B".  'judge(frame, pkttype)' returns None for a frame that does not
+    count, else whether its checksums verify.  With 'vnet' each frame comes
+    with its virtio-net header (PACKET_VNET_HDR) and one the sender handed
+    over as CHECKSUM_PARTIAL (NEEDS_CSUM: the field holds the pseudo-header
+    sum) is completed at csum_start/csum_offset first, as the kernel does
+    before it delivers it.  Writes "ready" to OUT.ready once it listens."""
     import socket
     count = int(count)
     s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(3))
-    # SOL_PACKET (263), PACKET_VNET_HDR (15).
-    s.setsockopt(263, 15, 1)
+    if vnet:
+        # SOL_PACKET (263), PACKET_VNET_HDR (15).
+        s.setsockopt(263, 15, 1)
     s.bind((port, 0))
     s.settimeout(1)
     open(out + '.ready', 'w').write('ready\n')
@@ -667,29 +627,66 @@ def tcp_check(port, count, out):
             f, addr = s.recvfrom(65536)
         except socket.timeout:
             continue
-        flags, _, _, _, start, offset = struct.unpack('<BBHHHH', f[:10])
-        f = bytearray(f[10:])
-        if flags & 1 and start + offset + 2 <= len(f):
-            f[start + offset:start + offset + 2] = struct.pack(
-                '!H', 0xffff - fold(sum16(bytes(f[start:]))))
-        f = bytes(f)
-        # addr[2]: the packet type; 4 is PACKET_OUTGOING.
-        if addr[2] == 4 or len(f) < 54 or f[12:14] != b'\x08\x00' \
-           or f[23] != 6:
-            continue
-        iph = (f[14] & 15) * 4
-        ip = f[14:14 + iph]
-        tlen = struct.unpack('!H', ip[2:4])[0] - iph
-        tcp = f[14 + iph:14 + iph + tlen]
-        if len(tcp) < 20 or struct.unpack('!H', tcp[2:4])[0] != 80:
+        if vnet:
+            flags, _, _, _, start, offset = struct.unpack('<BBHHHH', f[:10])
+            f = bytearray(f[10:])
+            if flags & 1 and start + offset + 2 <= len(f):
+                f[start + offset:start + offset + 2] = struct.pack(
+                    '!H', csum(bytes(f[start:])))
+            f = bytes(f)
+        ok = judge(f, addr[2])
+        if ok is None:
             continue
         n += 1
-        pseudo = ip[12:20] + struct.pack('!HH', 6, tlen)
-        ok = (fold(sum16(ip)) == 0xffff
-              and fold(sum16(pseudo) + sum16(tcp)) == 0xffff)
         good += ok
         bad += not ok
-    open(out, 'w').write('tcp %d good %d bad %d\n' % (n, good, bad))
+    open(out, 'w').write('%s %d good %d bad %d\n' % (tag, n, good, bad))
+
+
+def tcp_ok(f, pkttype=None):
+    """Whether TCP/IPv4 frame 'f' (IPv4 at byte 14) has right IPv4 and TCP
+    checksums; None if it is not a TCP/IPv4 frame to port 80."""
+    if len(f) < 54 or f[12:14] != b'\x08\x00' or f[23] != 6:
+        return None
+    iph = (f[14] & 15) * 4
+    ip = f[14:14 + iph]
+    tlen = struct.unpack('!H', ip[2:4])[0] - iph
+    tcp = f[14 + iph:14 + iph + tlen]
+    if len(tcp) < 20 or struct.unpack('!H', tcp[2:4])[0] != 80:
+        return None
+    pseudo = ip[12:20] + struct.pack('!HH', 6, tlen)
+    return (fold(sum16(ip)) == 0xffff
+            and fold(sum16(pseudo) + sum16(tcp)) == 0xffff)
+
+
+def vxlan_check(port, count, out):
+    """Captures on network device 'port', for at most 30 s or until 'count'
+    VXLAN packets (UDP port 4789) came, and writes to file 'out' "vxlan N
+    good G bad B": of the N, how many carry an inner TCP/IPv4 packet whose
+    TCP and IPv4 checksums verify (G) or not (B).  Writes "ready" to
+    OUT.ready once it listens."""
+    def judge(f, pkttype):
+        if len(f) < 50 or f[12:14] != b'\x08\x00' or f[23] != 17:
+            return None
+        udp = 14 + (f[14] & 15) * 4
+        if struct.unpack('!H', f[udp + 2:udp + 4])[0] != 4789:
+            return None
+        ok = tcp_ok(f[udp + 16:])
+        return bool(ok)
+    capture_check(port, count, out, 'vxlan', judge)
+
+
+def tcp_check(port, count, out):
+    """Captures on network device 'port', for at most 30 s or until
+    'count' TCP/IPv4 packets to port 80 came in (not the ones the device
+    sent), and writes to file 'out' "tcp N good G bad B": of the N, how many
+    have TCP and IPv4 checksums that verify (G) or not (B), as the kernel
+    would deliver them (capture_check() with 'vnet').  Writes "ready" to
+    OUT.ready once it listens."""
+    # pkttype 4: PACKET_OUTGOING.
+    capture_check(port, count, out, 'tcp',
+                  lambda f, pkttype: None if pkttype == 4 else tcp_ok(f),
+                  vnet=True)
 
 
 def oneshot_server(path):
