@@ -1,15 +1,17 @@
 #!/bin/bash
 # Checks the Debian package openvswitch-switch-vhost on this machine, as an
 # operator would use it.  Not part of "make check": run it by hand,
-# as root, on Debian 12 or 13 with openvswitch-switch installed:
+# as root, on Debian 12, 13 or 14 with openvswitch-switch installed:
 #
-#   tests/package-deb.sh [--platform=debian12|debian13] [--nocheck] [PACKAGE.deb]
+#   tests/package-deb.sh [--platform=debian12|debian13|debian14] [--nocheck]
+#       [PACKAGE.deb]
 #
-# --platform defaults to the host's own; --platform=debian13 on a Debian 12
-# host runs the whole test inside the Debian 13 root of
-# utilities/ovs-vhost-prepare-debian13 (--exec; the source tree is at the
-# same path there), so the package builds against Debian 13's OVS 3.5 and
-# DPDK 24.11 and installs there as an alternative to its ovs-vswitchd.
+# --platform defaults to the host's own; --platform=debian13 (debian14) on
+# a Debian 12 host runs the whole test inside the Debian 13 (14) root of
+# utilities/ovs-vhost-prepare-debian13 (-debian14; --exec; the source tree
+# is at the same path there), so the package builds against that release's
+# OVS and DPDK (3.5 and 24.11; 4.0 and 25.11) and installs there as an
+# alternative to its ovs-vswitchd.
 #
 # Without an argument it builds the package first with
 # utilities/ovs-vhost-rebuild-deb (a copy of this work tree under
@@ -84,17 +86,20 @@ set -- "${args[@]}"
 case $(. /etc/os-release && echo "${VERSION_CODENAME:-}") in
     bookworm) native=debian12 ;;
     trixie) native=debian13 ;;
+    forky) native=debian14 ;;
     *) native=unknown ;;
 esac
 platform=${platform:-$native}
 if [ "$platform" != "$native" ]; then
-    if [ "$platform" = debian13 ] && [ "$native" = debian12 ]; then
+    if [ "$native" = debian12 ] && { [ "$platform" = debian13 ] \
+            || [ "$platform" = debian14 ]; }; then
         # A .deb given as an argument must be inside the source tree (or
         # another path the root shares).  Without one, the work tree is
         # copied here (git runs on the host: the root has no git, and a
         # worktree's .git points outside the tree) into a work directory
         # inside the root, which the run there reuses.
-        root=$("$top/utilities/ovs-vhost-prepare-debian13" | tail -n 1)
+        prepare=$top/utilities/ovs-vhost-prepare-$platform
+        root=$("$prepare" | tail -n 1)
         inner=$(mktemp -d "$root/tmp/ovs-vhost-pkgtest.XXXXXX")
         if [ $# -eq 0 ]; then
             mkdir -p "$inner/src"
@@ -103,8 +108,8 @@ if [ "$platform" != "$native" ]; then
                 | tar -xf - -C "$inner/src" \
                 || { echo "package-deb: copying the work tree" >&2; exit 1; }
         fi
-        exec "$top/utilities/ovs-vhost-prepare-debian13" --exec \
-            "$top/tests/package-deb.sh" --platform=debian13 $nocheck \
+        exec "$prepare" --exec \
+            "$top/tests/package-deb.sh" --platform="$platform" $nocheck \
             --workdir="${inner#$root}" "$@"
     fi
     echo "package-deb: cannot test $platform on $native" >&2
@@ -268,7 +273,10 @@ OVS_SOURCE=$(dpkg-query -W -f='${Version}' openvswitch-source)
 OVS_BUILD=$(dpkg-query -W -f='${Version}' openvswitch-common)
 check "openvswitch-common $OVS_BUILD is built from openvswitch-source $OVS_SOURCE" \
     test "$(dpkg-query -W -f='${source:Version}' openvswitch-common)" = "$OVS_SOURCE"
-TAG=deb$(. /etc/os-release && echo "$VERSION_ID")
+# The platform tag: deb + VERSION_ID; a release in testing (forky) has
+# none, its codename names it.
+TAG=$(. /etc/os-release && case "${VERSION_ID:-}/${VERSION_CODENAME:-}" in
+    /forky) echo deb14 ;; *) echo "deb$VERSION_ID" ;; esac)
 EXP_VERSION=$AC_VERSION+ovs$OVS_BUILD~$TAG
 EXP_DEPENDS="openvswitch-common (= $OVS_BUILD), openvswitch-switch (= $OVS_BUILD)"
 deb_version=$(dpkg-deb -f "$DEB" Version)
@@ -308,6 +316,8 @@ for v in "$OVS_NEXT $OVS_NEXT" "$OVS_BINNMU $OVS_SOURCE"; do
 done
 check "Debian 12's 0.2.0+ovs3.1.0-2+deb12u1~deb12 sorts below Debian 13's 0.2.0+ovs3.5.0-1+b1~deb13" \
     dpkg --compare-versions 0.2.0+ovs3.1.0-2+deb12u1~deb12 lt 0.2.0+ovs3.5.0-1+b1~deb13
+check "Debian 13's 0.2.0+ovs3.5.0-1+b1~deb13 sorts below Debian 14's 0.2.0+ovs4.0.0-2+b1~deb14" \
+    dpkg --compare-versions 0.2.0+ovs3.5.0-1+b1~deb13 lt 0.2.0+ovs4.0.0-2+b1~deb14
 (cd "$top" && make -s -f debian/rules ovs-build-check) > "$WORK/build-check.out" 2>&1
 check "debian/rules refuses the changelog version $(cd "$top" && dpkg-parsechangelog -S Version) (names no OVS build)" \
     grep -qF "must be $EXP_VERSION: run utilities/ovs-vhost-rebuild-deb" "$WORK/build-check.out"
