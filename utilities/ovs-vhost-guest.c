@@ -183,6 +183,7 @@ struct options {
     uint64_t wakeup_cost_us;
     uint64_t max_sleep_ms;
     uint64_t late_ms;
+    uint64_t poll_nap_us;       /* Poll mode: nap after an empty poll. */
     bool verbose;
     int n_extra_eal;
     char **extra_eal;
@@ -374,6 +375,13 @@ usage(void)
            "                         the rx queues without an interrupt, "
            "1..60000 (default\n"
            "                         100)\n"
+           "  --poll-nap-us=US       poll mode: after a look at the rx "
+           "queues that found\n"
+           "                         nothing, sleep US microseconds instead "
+           "of looking again\n"
+           "                         at once, 1..1000000 (default: never "
+           "sleep); interrupts\n"
+           "                         stay off, so the guest wants no kick\n"
            "  --late-ms=MS           interrupt mode: after a sleep that "
            "ended without an\n"
            "                         interrupt and found packets, how long "
@@ -537,6 +545,7 @@ enum {
     OPT_WAKEUP_COST_US,
     OPT_MAX_SLEEP_MS,
     OPT_LATE_MS,
+    OPT_POLL_NAP_US,
 };
 
 static void
@@ -577,6 +586,7 @@ parse_options(int argc, char *argv[], struct options *opt)
         {"wakeup-cost-us", required_argument, NULL, OPT_WAKEUP_COST_US},
         {"max-sleep-ms", required_argument, NULL, OPT_MAX_SLEEP_MS},
         {"late-ms", required_argument, NULL, OPT_LATE_MS},
+        {"poll-nap-us", required_argument, NULL, OPT_POLL_NAP_US},
         {"verbose", no_argument, NULL, 'v'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
@@ -735,6 +745,9 @@ parse_options(int argc, char *argv[], struct options *opt)
         case OPT_MAX_SLEEP_MS:
             opt->max_sleep_ms = parse_uint(name, optarg, 1, 60000);
             break;
+        case OPT_POLL_NAP_US:
+            opt->poll_nap_us = parse_uint(name, optarg, 1, 1000000);
+            break;
         case OPT_LATE_MS:
             opt->late_ms = parse_uint(name, optarg, 1, 60000);
             break;
@@ -779,6 +792,9 @@ parse_options(int argc, char *argv[], struct options *opt)
                     opt->lcore, opt->lcore);
     }
 
+    if (opt->poll_nap_us && (opt->mode != MODE_POLL || opt->flip_intr)) {
+        usage_error("--poll-nap-us needs --mode=poll without --flip-intr");
+    }
     if (opt->flip_intr && opt->mode != MODE_POLL) {
         usage_error("--flip-intr needs --mode=poll (it flips the Rx "
                     "interrupts itself)");
@@ -1941,6 +1957,16 @@ run(struct guest *g)
             continue;
         }
         if (!intr) {
+            if (opt->poll_nap_us) {
+                /* A polling guest that leaves its core between looks (a
+                 * vCPU that halts): it still wants no kick. */
+                struct timespec ts = {
+                    (time_t) (opt->poll_nap_us / 1000000),
+                    (long) (opt->poll_nap_us % 1000000) * 1000,
+                };
+
+                nanosleep(&ts, NULL);
+            }
             continue;
         }
 
