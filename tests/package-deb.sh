@@ -243,7 +243,7 @@ if [ $# -ge 1 ]; then
     DEB=$(readlink -f "$1")
     [ -f "$DEB" ] || die "no such package file: $1"
 else
-    # In the Debian 13 root (no git there), the copy made before entering.
+    # In the Debian 13 or 14 root (no git there), the copy made before entering.
     src=$top
     if [ -f "$WORK/src/debian/rules" ] && ! command -v git > /dev/null; then
         log "using the copy of the work tree made before entering the root"
@@ -273,10 +273,16 @@ OVS_SOURCE=$(dpkg-query -W -f='${Version}' openvswitch-source)
 OVS_BUILD=$(dpkg-query -W -f='${Version}' openvswitch-common)
 check "openvswitch-common $OVS_BUILD is built from openvswitch-source $OVS_SOURCE" \
     test "$(dpkg-query -W -f='${source:Version}' openvswitch-common)" = "$OVS_SOURCE"
-# The platform tag: deb + VERSION_ID; a release in testing (forky) has
-# none, its codename names it.
-TAG=$(. /etc/os-release && case "${VERSION_ID:-}/${VERSION_CODENAME:-}" in
-    /forky) echo deb14 ;; *) echo "deb$VERSION_ID" ;; esac)
+# The platform tag, as debian/rules makes it: deb + VERSION_ID; a release
+# in testing has none, its codename names it.
+TAG=$(. /etc/os-release && if [ -n "${VERSION_ID:-}" ]; then
+          echo "deb$VERSION_ID"
+      else
+          case "${VERSION_CODENAME:-}" in
+              bookworm) echo deb12 ;; trixie) echo deb13 ;; forky) echo deb14 ;;
+          esac
+      fi)
+[ -n "$TAG" ] || die "neither VERSION_ID nor a known VERSION_CODENAME in /etc/os-release: cannot name the platform"
 EXP_VERSION=$AC_VERSION+ovs$OVS_BUILD~$TAG
 EXP_DEPENDS="openvswitch-common (= $OVS_BUILD), openvswitch-switch (= $OVS_BUILD)"
 deb_version=$(dpkg-deb -f "$DEB" Version)
@@ -515,7 +521,7 @@ start_ovs() {
         die "ovs-ctl start ovs-vswitchd"
     fi
     VSWITCHD_PID=$(cat "$RUNDIR/ovs-vswitchd.pid" 2>/dev/null)
-    # By inode, not by the link's text: in a chroot (the Debian 13 root)
+    # By inode, not by the link's text: in a chroot (the Debian 13 or 14 root)
     # with ip netns exec's mount namespace, /proc/PID/exe may read as
     # another path.
     check "running ovs-vswitchd (pid $VSWITCHD_PID) is $2 ($(readlink "/proc/$VSWITCHD_PID/exe"))" \

@@ -263,6 +263,9 @@ struct guest {
     bool flip_on;
     uint64_t intr_flips;
 
+    /* --poll-nap-us: naps taken after an empty look at the rx queues. */
+    uint64_t poll_naps;
+
     /* --stop-consuming-after: true once the guest stopped reading. */
     bool consuming_stopped;
 
@@ -381,7 +384,9 @@ usage(void)
            "of looking again\n"
            "                         at once, 1..1000000 (default: never "
            "sleep); interrupts\n"
-           "                         stay off, so the guest wants no kick\n"
+           "                         stay off, so the guest wants no kick "
+           "(--role=rx or\n"
+           "                         echo, not with --flip-intr)\n"
            "  --late-ms=MS           interrupt mode: after a sleep that "
            "ended without an\n"
            "                         interrupt and found packets, how long "
@@ -792,8 +797,11 @@ parse_options(int argc, char *argv[], struct options *opt)
                     opt->lcore, opt->lcore);
     }
 
-    if (opt->poll_nap_us && (opt->mode != MODE_POLL || opt->flip_intr)) {
-        usage_error("--poll-nap-us needs --mode=poll without --flip-intr");
+    if (opt->poll_nap_us && (opt->mode != MODE_POLL || opt->flip_intr
+                             || opt->role == ROLE_TX)) {
+        usage_error("--poll-nap-us needs --mode=poll without --flip-intr, "
+                    "and --role=rx or echo (a sender would nap between "
+                    "sends)");
     }
     if (opt->flip_intr && opt->mode != MODE_POLL) {
         usage_error("--flip-intr needs --mode=poll (it flips the Rx "
@@ -1966,6 +1974,7 @@ run(struct guest *g)
                 };
 
                 nanosleep(&ts, NULL);
+                g->poll_naps++;
             }
             continue;
         }
@@ -2061,15 +2070,15 @@ print_report(const struct guest *g, double duration)
            "\"queue_changes\":%"PRIu64",\"mem_churn\":{\"allocs\":%"PRIu64
            ",\"frees\":%"PRIu64",\"failures\":%"PRIu64",\"alloc_events\":%"
            PRIu64",\"free_events\":%"PRIu64"},"
-           "\"intr_flips\":%"PRIu64",\"stopped_consuming\":%s,"
-           "\"cycles\":%"PRIu64",",
+           "\"intr_flips\":%"PRIu64",\"poll_naps\":%"PRIu64","
+           "\"stopped_consuming\":%s,\"cycles\":%"PRIu64",",
            role_names[opt->role], mode_names[opt->mode],
            opt->packed ? "packed" : "split", opt->queues,
            g->tx_packets, g->tx_dropped, g->rx_packets, total_lost(g),
            duplicates, reordered, g->wakeups, g->late, g->rx_flushed,
            g->queue_changes, g->churn_allocs, g->churn_frees,
            g->churn_failures, g->mem_events[0], g->mem_events[1],
-           g->intr_flips,
+           g->intr_flips, g->poll_naps,
            g->consuming_stopped ? "true" : "false", g->cycles_done);
     if (g->lat_samples) {
         printf("\"latency_us\":{\"p50\":%.1f,\"p99\":%.1f,\"max\":%.1f},",
