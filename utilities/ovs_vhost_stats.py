@@ -50,18 +50,24 @@ def parse(text):
     text or JSON).  Text: lines that are not "name: non-negative integer"
     are left out.  JSON: the members whose value is a non-negative integer;
     a text answer wrapped by an OVS whose build of ours has no JSON output
-    ({"reply-format": "plain", "reply": TEXT}) is parsed as text."""
-    if text.lstrip().startswith('{'):
+    ({"reply-format": "plain", "reply": TEXT}) is parsed as text.  "name:
+    value" lines after the JSON object (a saved answer with counters of the
+    test's own appended, as ovn_snap does) are parsed as text and added."""
+    text = text.lstrip()
+    if text.startswith('{'):
         try:
-            obj = json.loads(text)
+            obj, end = json.JSONDecoder().raw_decode(text)
         except ValueError:
             obj = None
         if isinstance(obj, dict):
             if obj.get('reply-format') == 'plain':
-                return parse(obj.get('reply', ''))
-            return {k: v for k, v in obj.items()
-                    if isinstance(v, int) and not isinstance(v, bool)
-                    and v >= 0}
+                counters = parse(obj.get('reply', ''))
+            else:
+                counters = {k: v for k, v in obj.items()
+                            if isinstance(v, int) and not isinstance(v, bool)
+                            and v >= 0}
+            counters.update(parse(text[end:]))
+            return counters
     counters = {}
     for line in text.splitlines():
         name, sep, value = line.strip().partition(': ')
