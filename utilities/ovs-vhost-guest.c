@@ -354,9 +354,9 @@ usage(void)
            "memory,\n"
            "                         so that virtio-user sends the switch a "
            "new\n"
-           "                         memory table each time, from the first "
-           "packet\n"
-           "                         of a receiver (default 0 = off)\n"
+           "                         memory table each time; a receiver "
+           "begins at\n"
+           "                         its first packet (default 0 = off)\n"
            "  --mem-churn-mb=MB      memory allocated by each churn step, "
            "2..1024\n"
            "                         (default 32)\n"
@@ -1851,12 +1851,12 @@ run(struct guest *g)
     }
     if (opt->mem_churn_ms) {
         /* A sender churns from here (it runs once the start file is
-         * there), a receiver from its first packet (below): before the
-         * traffic every step pauses the queues for a moment, and the
-         * switch would show the port flickering between ready and not to
-         * whoever waits for it (7 of 20 looks beside two busy
+         * there), a receiver or echo guest from its first packet (below):
+         * before the traffic every step pauses the queues for a moment,
+         * and the switch would show the port flickering between ready
+         * and not to whoever waits for it (7 of 20 looks beside two busy
          * processes). */
-        if (opt->role != ROLE_RX) {
+        if (opt->role == ROLE_TX) {
             next_churn = start + ms_to_tsc(g, opt->mem_churn_ms);
         }
         /* Count the memory events of the run only, not of the setup. */
