@@ -95,6 +95,7 @@ enum stat {
     ST_Q_FLUSH_WATERMARK,
     ST_Q_BURSTS_RING_FULL,
     ST_Q_STAGED_DROPS,
+    ST_Q_DROPS_MODERATED,
     ST_Q_KICKS,
     ST_Q_MAX_WAIT_US,
     ST_Q_WAIT_SAMPLES,
@@ -195,6 +196,13 @@ static const struct stat_def stat_defs[N_STATS] = {
         "millisecond" },
     [ST_Q_STAGED_DROPS] = { "staged_drops", STAT_QUEUE, STAT_COUNTER, true,
         "staged packets dropped: the queue or device went away" },
+    [ST_Q_DROPS_MODERATED] = { "drops_moderated", STAT_QUEUE, STAT_COUNTER,
+        true, "packets the guest's full ring refused (in tx_dropped) while "
+        "moderation held something for it: the packets had been staged, a "
+        "kick was held, or (split rings) the guest had not yet put a buffer "
+        "back in its avail ring since the last held kick or staged flush "
+        "went out.  An upper bound of what moderation cost: stock's kick "
+        "per burst might have lost them too; 0 for a polling guest" },
     [ST_Q_KICKS] = { "kicks", STAT_QUEUE, STAT_COUNTER, true,
         "guest notifications (eventfd writes to the queue's callfd), all "
         "connections: those DPDK wrote in our enqueues (its "
@@ -499,6 +507,8 @@ queue_stats_read(struct netdev_vhost *dev, int vid, int q,
     v[ST_Q_FLUSH_WATERMARK] = st.txp.flushes[VHOST_TXP_FLUSH_WATERMARK];
     v[ST_Q_BURSTS_RING_FULL] = st.txp.ring_full_bursts;
     v[ST_Q_STAGED_DROPS] = st.txp.staged_drops;
+    v[ST_Q_DROPS_MODERATED] =
+        netdev_vhost_counter_get(&qp->tx.drops_moderated);
     v[ST_Q_MAX_WAIT_US] = st.txp.max_wait_us;
     /* Every kick written to the queue's callfd: by DPDK inside our
      * enqueues, counted by its guest_notified() op, and the held ones we

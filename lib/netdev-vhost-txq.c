@@ -468,6 +468,40 @@ ring_room(struct netdev_vhost *dev, struct netdev_vhost_txq *txq,
     netdev_vhost_guard_exit(&txq->reading);
 }
 
+/* The guest's avail->idx of 'txq' into '*idx': false if unknown (a
+ * packed ring, whose driver writes no such index, or rings being
+ * changed).  Under the ring guard, with the queue's tx_lock held; read
+ * only when a held kick or staged packets go out, or a packet is
+ * dropped, never per burst. */
+static bool
+ring_avail_idx(struct netdev_vhost *dev, struct netdev_vhost_txq *txq,
+               uint16_t *idx)
+{
+    bool known = false;
+
+    *idx = 0;
+    if (netdev_vhost_guard_enter(&txq->reading, &dev->rings_valid)
+        && txq->vring.avail
+        && !(dev->features & (1ULL << VIRTIO_F_RING_PACKED))) {
+        *idx = __atomic_load_n(&txq->vring.avail->idx, __ATOMIC_ACQUIRE);
+        known = true;
+    }
+    netdev_vhost_guard_exit(&txq->reading);
+    return known;
+}
+
+/* A held kick was delivered or staged packets were placed in the guest's
+ * ring: drops count as moderation's until the guest answers
+ * (lib/vhost-ring.h, struct vhost_ring_answer).  With the tx_lock. */
+static void
+drop_answer_wait(struct netdev_vhost *dev, struct netdev_vhost_txq *txq)
+{
+    uint16_t idx;
+    bool known = ring_avail_idx(dev, txq, &idx);
+
+    vhost_ring_answer_wait(&txq->drop_answer, known, idx);
+}
+
 /* Sending and dropping. */
 
 struct enqueue_ctx {
@@ -479,7 +513,34 @@ struct enqueue_ctx {
                                  * may send staged packets. */
     uint32_t placed;            /* Packets placed in the ring so far. */
     uint32_t dropped;           /* Packets the ring had no room for. */
+    bool kick_held;             /* A kick of the queue was held when the
+                                 * send began (deferred kicks). */
 };
+
+/* Counts in drops_moderated the 'n' packets just refused by the guest's
+ * full ring if moderation held something for the guest: they had been
+ * staged ('staged'), a kick was held when the send began, or the guest
+ * has not answered the last held kick or staged flush (see struct
+ * vhost_ring_answer, lib/vhost-ring.h).  An upper bound of the packets
+ * moderation cost: stock's kick per burst might have lost them too.
+ * With the tx_lock. */
+static void
+count_moderated_drops(struct enqueue_ctx *ctx, bool staged, int n)
+{
+    struct netdev_vhost_txq *txq = ctx->txq;
+    bool moderated = staged || ctx->kick_held;
+
+    if (!moderated && txq->drop_answer.waiting) {
+        uint16_t idx;
+        bool known = ring_avail_idx(ctx->dev, txq, &idx);
+
+        moderated = vhost_ring_answer_outstanding(&txq->drop_answer, known,
+                                                  idx);
+    }
+    if (moderated) {
+        netdev_vhost_counter_add(&txq->drops_moderated, n);
+    }
+}
 
 /* Frees the 'n' mbufs of a burst the library has copied into the guest's
  * ring (or that found no room there), as the stock netdev-dpdk.c of the
@@ -546,6 +607,12 @@ enqueue_cb(void *aux, void **pkts_, int n)
         bytes += rte_pktmbuf_pkt_len(pkts[i]);
     }
     free_sent(pkts, n);
+    if (OVS_UNLIKELY(sent < n) && ctx->vid >= 0) {
+        count_moderated_drops(ctx, pkts_ == txq->txp.staged, n - sent);
+    }
+    if (pkts_ == txq->txp.staged && sent) {
+        drop_answer_wait(ctx->dev, txq);
+    }
     ctx->placed += sent;
     ctx->dropped += n - sent;
     netdev_vhost_counter_add(&txq->packets, sent);
@@ -649,6 +716,7 @@ kick_run_locked(struct netdev_vhost *dev, int q, int vid,
         delay_record(&txq->kick_delay, now_us - kq->kick.pending_us);
         vhost_kick_delivered(&kq->kick, now_us);
         netdev_vhost_kick_note_used(dev, q);
+        drop_answer_wait(dev, txq);
     } else {
         kq->not_delivered++;
         COVERAGE_INC(netdev_vhost_kick_not_delivered);
@@ -765,6 +833,8 @@ netdev_vhost_txq_send(struct netdev_vhost *dev, int q,
      * then asks nothing). */
     uint64_t kick_requests = txq->kq.kick.stats.requests;
     bool kick_held = txq->kq.kick.pending;
+
+    ctx.kick_held = defer && kick_held;
     /* More than one enqueue's worth (OVS 4.0 batches): one kick decision
      * for the whole send (lib/netdev-vhost-kick.h). */
     bool fold = defer && cnt > VHOST_TXP_MAX_STAGED;
@@ -990,6 +1060,7 @@ netdev_vhost_txq_connect(struct netdev_vhost *dev, int q, uint64_t features)
     vhost_kick_reset(&txq->kq.kick);
     /* The last answer was the previous guest's. */
     txq->answer_known = false;
+    txq->drop_answer.waiting = false;
     iommu = features & (1ULL << VIRTIO_F_IOMMU_PLATFORM);
     txq->kq.iommu = iommu;
     kickq_set_thread(&txq->kq);

@@ -138,6 +138,13 @@ struct netdev_vhost_txq {
                                  * device went away.  Unlike the tx
                                  * policy's staged_drops, never cleared. */
     atomic_uint64_t retries;
+    atomic_uint64_t drops_moderated; /* Of 'dropped' and 'staged_dropped':
+                                 * refused by the guest's full ring while
+                                 * moderation held something for it (see
+                                 * 'drop_answer'); never cleared. */
+    struct vhost_ring_answer drop_answer; /* Whether the guest answered
+                                 * the last held kick or staged flush
+                                 * (lib/vhost-ring.h). */
 
     /* Ring guard (DESIGN-NOTES.md section 4; lib/netdev-vhost-guard.h).
      * The PMD thread sets 'reading' while it reads the driver's

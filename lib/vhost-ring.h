@@ -123,4 +123,60 @@ bool vhost_split_kick_wanted(const struct vring_avail *avail,
 bool vhost_packed_kick_wanted(
     const struct vring_packed_desc_event *driver_event);
 
+/* Moderation's share of the packets a guest's ring had no room for.
+ *
+ * A held kick (lib/vhost-kick.h) or staged packets (lib/vhost-tx-policy.h)
+ * reach a sleeping guest later than stock's kick after every burst would.
+ * Until the guest answers that kick (its driver puts a buffer back in the
+ * avail ring: Linux virtio-net refills after its NAPI poll, a DPDK virtio
+ * PMD in rte_eth_rx_burst()), a packet its full ring refuses may be the
+ * delay's doing; once it answered, later drops come from how fast it
+ * takes packets, which moderation does not change.  The caller counts a
+ * drop as moderation's when a kick was held or the packets had been
+ * staged, or while vhost_ring_answer_outstanding() says the guest has not
+ * answered the last held kick or staged flush: an upper bound of the
+ * packets moderation cost, since a guest woken by stock's kick might have
+ * dropped them too.  Split rings only: a packed ring's driver writes no
+ * avail index, so there the caller counts only drops while something is
+ * held ('known' false).
+ *
+ * Pure: the caller reads avail->idx (acquire load, under the ring guard)
+ * and owns the locking (one thread at a time: the queue's tx lock).
+ * Virtio 1.1, 2.6.6 "The Virtqueue Available Ring". */
+struct vhost_ring_answer {
+    bool waiting;               /* A held kick or staged packets went out
+                                 * and the guest has not answered yet. */
+    uint16_t avail_idx;         /* avail->idx when they went out. */
+};
+
+/* A held kick was delivered, or staged packets were placed, with the
+ * guest's avail->idx at 'avail_idx' ('known': it could be read, a split
+ * ring; else nothing is tracked until the next call). */
+static inline void
+vhost_ring_answer_wait(struct vhost_ring_answer *a, bool known,
+                       uint16_t avail_idx)
+{
+    a->waiting = known;
+    a->avail_idx = avail_idx;
+}
+
+/* The guest's ring refused packets with avail->idx at 'avail_idx'
+ * ('known' false: it could not be read, the ring is being changed): true
+ * while the guest has not answered the last vhost_ring_answer_wait(), and
+ * also when 'known' is false while waiting (counted as moderation's, the
+ * side that does not flatter it).  An answer seen ends the wait. */
+static inline bool
+vhost_ring_answer_outstanding(struct vhost_ring_answer *a, bool known,
+                              uint16_t avail_idx)
+{
+    if (!a->waiting) {
+        return false;
+    }
+    if (known && avail_idx != a->avail_idx) {
+        a->waiting = false;
+        return false;
+    }
+    return true;
+}
+
 #endif /* vhost-ring.h */
