@@ -198,11 +198,12 @@ static const struct stat_def stat_defs[N_STATS] = {
         "staged packets dropped: the queue or device went away" },
     [ST_Q_DROPS_MODERATED] = { "drops_moderated", STAT_QUEUE, STAT_COUNTER,
         true, "packets the guest's full ring refused (in tx_dropped) while "
-        "moderation held something for it: the packets had been staged, a "
-        "kick was held, or (split rings) the guest had not yet put a buffer "
-        "back in its avail ring since the last held kick or staged flush "
-        "went out.  An upper bound of what moderation cost: stock's kick "
-        "per burst might have lost them too; 0 for a polling guest" },
+        "moderation held something for it: the packets had waited in the "
+        "stage, a kick was held, or (split rings) the guest had not yet put "
+        "a buffer back in its avail ring since the last held kick or "
+        "staged flush went out.  An upper bound of what moderation cost: stock's kick "
+        "per burst might have lost them too; 0 in immediate mode, and for a "
+        "polling guest in every mode but timed" },
     [ST_Q_KICKS] = { "kicks", STAT_QUEUE, STAT_COUNTER, true,
         "guest notifications (eventfd writes to the queue's callfd), all "
         "connections: those DPDK wrote in our enqueues (its "

@@ -468,38 +468,41 @@ ring_room(struct netdev_vhost *dev, struct netdev_vhost_txq *txq,
     netdev_vhost_guard_exit(&txq->reading);
 }
 
-/* The guest's avail->idx of 'txq' into '*idx': false if unknown (a
- * packed ring, whose driver writes no such index, or rings being
- * changed).  Under the ring guard, with the queue's tx_lock held; read
- * only when a held kick or staged packets go out, or a packet is
- * dropped, never per burst. */
+/* The guest's avail->idx of 'txq' into '*idx' (0 if unknown), and
+ * whether it was read ('*known'; false also while the rings are being
+ * changed).  Returns false for a packed ring, whose driver writes no such
+ * index.  Under the ring guard, with the queue's tx_lock held; read only
+ * when a held kick or held packets go out, or a packet is dropped, never
+ * per burst. */
 static bool
 ring_avail_idx(struct netdev_vhost *dev, struct netdev_vhost_txq *txq,
-               uint16_t *idx)
+               bool *known, uint16_t *idx)
 {
-    bool known = false;
-
+    *known = false;
     *idx = 0;
+    if (dev->features & (1ULL << VIRTIO_F_RING_PACKED)) {
+        return false;
+    }
     if (netdev_vhost_guard_enter(&txq->reading, &dev->rings_valid)
-        && txq->vring.avail
-        && !(dev->features & (1ULL << VIRTIO_F_RING_PACKED))) {
+        && txq->vring.avail) {
         *idx = __atomic_load_n(&txq->vring.avail->idx, __ATOMIC_ACQUIRE);
-        known = true;
+        *known = true;
     }
     netdev_vhost_guard_exit(&txq->reading);
-    return known;
+    return true;
 }
 
-/* A held kick was delivered or staged packets were placed in the guest's
+/* A held kick was delivered or held packets were placed in the guest's
  * ring: drops count as moderation's until the guest answers
  * (lib/vhost-ring.h, struct vhost_ring_answer).  With the tx_lock. */
 static void
 drop_answer_wait(struct netdev_vhost *dev, struct netdev_vhost_txq *txq)
 {
+    bool known;
     uint16_t idx;
-    bool known = ring_avail_idx(dev, txq, &idx);
+    bool track = ring_avail_idx(dev, txq, &known, &idx);
 
-    vhost_ring_answer_wait(&txq->drop_answer, known, idx);
+    vhost_ring_answer_wait(&txq->drop_answer, track, known, idx);
 }
 
 /* Sending and dropping. */
@@ -519,21 +522,22 @@ struct enqueue_ctx {
 
 /* Counts in drops_moderated the 'n' packets just refused by the guest's
  * full ring if moderation held something for the guest: they had been
- * staged ('staged'), a kick was held when the send began, or the guest
- * has not answered the last held kick or staged flush (see struct
+ * held in the stage ('held'), a kick was held when the send began, or the
+ * guest has not answered the last held kick or staged flush (see struct
  * vhost_ring_answer, lib/vhost-ring.h).  An upper bound of the packets
  * moderation cost: stock's kick per burst might have lost them too.
  * With the tx_lock. */
 static void
-count_moderated_drops(struct enqueue_ctx *ctx, bool staged, int n)
+count_moderated_drops(struct enqueue_ctx *ctx, bool held, int n)
 {
     struct netdev_vhost_txq *txq = ctx->txq;
-    bool moderated = staged || ctx->kick_held;
+    bool moderated = held || ctx->kick_held;
 
     if (!moderated && txq->drop_answer.waiting) {
+        bool known;
         uint16_t idx;
-        bool known = ring_avail_idx(ctx->dev, txq, &idx);
 
+        ring_avail_idx(ctx->dev, txq, &known, &idx);
         moderated = vhost_ring_answer_outstanding(&txq->drop_answer, known,
                                                   idx);
     }
@@ -607,10 +611,16 @@ enqueue_cb(void *aux, void **pkts_, int n)
         bytes += rte_pktmbuf_pkt_len(pkts[i]);
     }
     free_sent(pkts, n);
+    /* Held packets: a flush of the stage whose oldest packet waited (a
+     * burst that filled the stage and went out in the same call was
+     * never held: it went out as stock would send it). */
+    bool held = (pkts_ == txq->txp.staged
+                 && ctx->now > txq->txp.oldest_us);
+
     if (OVS_UNLIKELY(sent < n) && ctx->vid >= 0) {
-        count_moderated_drops(ctx, pkts_ == txq->txp.staged, n - sent);
+        count_moderated_drops(ctx, held, n - sent);
     }
-    if (pkts_ == txq->txp.staged && sent) {
+    if (held && sent) {
         drop_answer_wait(ctx->dev, txq);
     }
     ctx->placed += sent;
@@ -1038,6 +1048,12 @@ netdev_vhost_txq_set_policy(struct netdev_vhost *dev,
             vhost_txp_flush(&txq->txp, VHOST_TXP_FLUSH_RECONFIG, now,
                             enqueue_cb, &ctx);
         }
+        if (mode == VHOST_TXP_IMMEDIATE) {
+            /* Nothing is held from now on: a wait left by the last held
+             * kick or flush would count the drops of a mode that holds
+             * nothing. */
+            vhost_ring_answer_forget(&txq->drop_answer);
+        }
         txq_unlock(dev, q, before);
     }
 }
@@ -1060,7 +1076,7 @@ netdev_vhost_txq_connect(struct netdev_vhost *dev, int q, uint64_t features)
     vhost_kick_reset(&txq->kq.kick);
     /* The last answer was the previous guest's. */
     txq->answer_known = false;
-    txq->drop_answer.waiting = false;
+    vhost_ring_answer_forget(&txq->drop_answer);
     iommu = features & (1ULL << VIRTIO_F_IOMMU_PLATFORM);
     txq->kq.iommu = iommu;
     kickq_set_thread(&txq->kq);

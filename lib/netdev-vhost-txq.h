@@ -138,8 +138,8 @@ struct netdev_vhost_txq {
                                  * device went away.  Unlike the tx
                                  * policy's staged_drops, never cleared. */
     atomic_uint64_t retries;
-    atomic_uint64_t drops_moderated; /* Of 'dropped' and 'staged_dropped':
-                                 * refused by the guest's full ring while
+    atomic_uint64_t drops_moderated; /* Of 'dropped': packets refused by
+                                 * the guest's full ring while
                                  * moderation held something for it (see
                                  * 'drop_answer'); never cleared. */
     struct vhost_ring_answer drop_answer; /* Whether the guest answered

@@ -146,25 +146,43 @@ bool vhost_packed_kick_wanted(
 struct vhost_ring_answer {
     bool waiting;               /* A held kick or staged packets went out
                                  * and the guest has not answered yet. */
+    bool idx_known;             /* 'avail_idx' was read: else the first
+                                 * index read at a drop becomes it. */
     uint16_t avail_idx;         /* avail->idx when they went out. */
 };
 
-/* A held kick was delivered, or staged packets were placed, with the
- * guest's avail->idx at 'avail_idx' ('known': it could be read, a split
- * ring; else nothing is tracked until the next call). */
+/* A held kick was delivered, or staged packets were placed, at a moment
+ * when the guest's avail->idx was 'avail_idx'.  'track' false (a packed
+ * ring, which has no such index): nothing is tracked until the next call.
+ * 'known' false (split ring, the index could not be read: the ring was
+ * being changed): the wait starts without an index, and the first one
+ * read at a drop stands for it (that drop counts, the side that does not
+ * flatter moderation). */
 static inline void
-vhost_ring_answer_wait(struct vhost_ring_answer *a, bool known,
+vhost_ring_answer_wait(struct vhost_ring_answer *a, bool track, bool known,
                        uint16_t avail_idx)
 {
-    a->waiting = known;
+    a->waiting = track;
+    a->idx_known = known;
     a->avail_idx = avail_idx;
+}
+
+/* Nothing is tracked any more: the guest reconnected, or the queue's mode
+ * holds nothing now (immediate). */
+static inline void
+vhost_ring_answer_forget(struct vhost_ring_answer *a)
+{
+    a->waiting = false;
 }
 
 /* The guest's ring refused packets with avail->idx at 'avail_idx'
  * ('known' false: it could not be read, the ring is being changed): true
  * while the guest has not answered the last vhost_ring_answer_wait(), and
  * also when 'known' is false while waiting (counted as moderation's, the
- * side that does not flatter it).  An answer seen ends the wait. */
+ * side that does not flatter it).  An answer seen ends the wait.  The
+ * index is compared only at drops, so a guest that refilled exactly 65536
+ * buffers since the wait began is taken for one that did not answer (an
+ * overcount, never an undercount). */
 static inline bool
 vhost_ring_answer_outstanding(struct vhost_ring_answer *a, bool known,
                               uint16_t avail_idx)
@@ -172,7 +190,10 @@ vhost_ring_answer_outstanding(struct vhost_ring_answer *a, bool known,
     if (!a->waiting) {
         return false;
     }
-    if (known && avail_idx != a->avail_idx) {
+    if (known && !a->idx_known) {
+        a->idx_known = true;
+        a->avail_idx = avail_idx;
+    } else if (known && avail_idx != a->avail_idx) {
         a->waiting = false;
         return false;
     }

@@ -374,8 +374,9 @@ test_packed_kick_wanted(void)
 /* Moderation's share of a drop: after a held kick or a staged flush went
  * out, drops count as moderation's until the guest's avail->idx moves
  * (across the 16-bit wrap too); an unreadable index counts them without
- * ending the wait; a packed ring (index unknown at the wait) tracks
- * nothing. */
+ * ending the wait; a wait begun without an index takes the first one read
+ * at a drop; a packed ring (no index) tracks nothing; forget ends a
+ * wait. */
 static void
 answer_check(struct vhost_ring_answer *a, bool known, uint16_t idx)
 {
@@ -388,26 +389,36 @@ answer_check(struct vhost_ring_answer *a, bool known, uint16_t idx)
 static void
 test_answer(void)
 {
-    struct vhost_ring_answer a = { .waiting = false, .avail_idx = 0 };
+    struct vhost_ring_answer a = { .waiting = false };
 
     answer_check(&a, true, 7);          /* Nothing went out yet. */
-    vhost_ring_answer_wait(&a, true, 100);
+    vhost_ring_answer_wait(&a, true, true, 100);
     printf("wait avail=100\n");
     answer_check(&a, true, 100);
     answer_check(&a, false, 0);
     answer_check(&a, true, 100);
     answer_check(&a, true, 101);        /* Answered: the wait ends. */
     answer_check(&a, true, 100);
-    vhost_ring_answer_wait(&a, true, 65535);
+    vhost_ring_answer_wait(&a, true, true, 65535);
     printf("wait avail=65535\n");
     answer_check(&a, true, 65535);
     answer_check(&a, true, 0);          /* Moved across the wrap. */
-    vhost_ring_answer_wait(&a, true, 5);
+    vhost_ring_answer_wait(&a, true, false, 0);
+    printf("wait, index unreadable\n");
+    answer_check(&a, false, 0);
+    answer_check(&a, true, 40);         /* 40 stands for the wait's. */
+    answer_check(&a, true, 40);
+    answer_check(&a, true, 41);
+    vhost_ring_answer_wait(&a, true, true, 5);
     printf("wait avail=5\n");
-    vhost_ring_answer_wait(&a, false, 0);
-    printf("wait unknown (packed)\n");
+    vhost_ring_answer_wait(&a, false, false, 0);
+    printf("wait untracked (packed)\n");
     answer_check(&a, true, 5);
     answer_check(&a, false, 0);
+    vhost_ring_answer_wait(&a, true, true, 9);
+    printf("wait avail=9, then forget\n");
+    vhost_ring_answer_forget(&a);
+    answer_check(&a, true, 9);
 }
 
 static const struct {
