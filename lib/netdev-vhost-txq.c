@@ -984,6 +984,7 @@ netdev_vhost_txq_run_due(struct netdev_vhost *dev,
     } else {
         wait->until_tsc = 0;
     }
+    netdev_vhost_counter_add(&wait->due_cycles, rte_get_tsc_cycles() - tsc);
 }
 
 void

@@ -230,6 +230,11 @@ bool netdev_vhost_txq_any_pending(const struct netdev_vhost *dev);
 struct netdev_vhost_txq_wait {
     uint64_t until_tsc;         /* rte_get_tsc_cycles() value; 0: none. */
     uint32_t seq;               /* The port's 'due_seq' when it was set. */
+    atomic_uint64_t due_cycles; /* TSC cycles of this rxq's polls that
+                                 * went past the wait: the clock read, the
+                                 * scan, the flushes and kicks it did
+                                 * (netdev_vhost_counter_add(); the port's
+                                 * deferred_work_cycles). */
 };
 
 /* Flushes the staged packets whose deadline passed and delivers the held
@@ -245,7 +250,11 @@ struct netdev_vhost_txq_wait {
  * ends it early, not late), and it ends at once when any queue's
  * deadline moves earlier or the port's queue maps change.  A queue whose
  * tx_lock another thread holds is tried again on the next poll (the
- * send path itself delivers only a kick the ring watermark made due). */
+ * send path itself delivers only a kick the ring watermark made due).
+ * The TSC cycles of a poll that goes past the wait, from its first TSC
+ * read to its end, are added to 'wait->due_cycles': dpif-netdev counts
+ * such a poll's iteration as idle when the rxq received nothing, and
+ * this is how much of the PMD's idle time was our deferred work. */
 void netdev_vhost_txq_run_due(struct netdev_vhost *dev,
                               struct netdev_vhost_txq_wait *wait);
 
