@@ -253,8 +253,10 @@ struct netdev_vhost_txq_wait {
  * send path itself delivers only a kick the ring watermark made due).
  * The TSC cycles of a poll that goes past the wait, from its first TSC
  * read to its end, are added to 'wait->due_cycles': dpif-netdev counts
- * such a poll's iteration as idle when the rxq received nothing, and
- * this is how much of the PMD's idle time was our deferred work. */
+ * the PMD iteration of such a poll as idle when none of its rxqs
+ * received packets (pmd_perf_end_iteration(), lib/dpif-netdev-perf.c),
+ * as busy otherwise, so this is an upper bound of the PMD's idle time
+ * that was our deferred work. */
 void netdev_vhost_txq_run_due(struct netdev_vhost *dev,
                               struct netdev_vhost_txq_wait *wait);
 
