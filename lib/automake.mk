@@ -32,6 +32,7 @@ lib_libnetdev_vhost_a_SOURCES = \
 	lib/vhost-kick.h \
 	lib/vhost-moderation.c \
 	lib/vhost-moderation.h \
+	lib/vhost-pmd-iter.h \
 	lib/vhost-ring.c \
 	lib/vhost-ring.h \
 	lib/vhost-tx-policy.c \

@@ -37,6 +37,7 @@
 #include "dp-packet.h"
 #include "netdev-provider.h"
 #include "openvswitch/vlog.h"
+#include "ovs-thread.h"
 #include "packets.h"
 #include "userspace-tso.h"
 #include "util.h"
@@ -685,11 +686,19 @@ netdev_vhost_rxq_dealloc(struct netdev_rxq *rxq)
     free(CONTAINER_OF(rxq, struct netdev_rxq_vhost, up));
 }
 
+/* The PMD thread's iterations as its polls of our rxqs see them
+ * (lib/vhost-pmd-iter.h): so that the port's deferred_work_cycles counts
+ * only work done in iterations dpif-netdev counted idle. */
+DEFINE_STATIC_PER_THREAD_DATA(struct vhost_pmd_iter, pmd_iter, { 0, 0 });
+
 /* netdev_class 'rxq_recv': the one PMD thread that polls 'rxq'.  Dequeues
  * up to NETDEV_MAX_BURST packets from the guest's tx vring; the caller owns
  * them.  Also flushes staged tx packets whose deadline passed and
- * delivers held kicks that are due (of every queue of the port).  Returns 0,
- * or EAGAIN when there is nothing to receive. */
+ * delivers held kicks that are due (of every queue of the port); the TSC
+ * cycles of that work, once its PMD iteration has ended with no packets
+ * received by any of the thread's netdev-vhost rxqs, go to the rxq's
+ * 'rx_wait.due_cycles'.  Returns 0, or EAGAIN when there is nothing to
+ * receive. */
 int
 netdev_vhost_rxq_recv(struct netdev_rxq *rxq, struct dp_packet_batch *batch,
                       int *qfill)
@@ -700,8 +709,18 @@ netdev_vhost_rxq_recv(struct netdev_rxq *rxq, struct dp_packet_batch *batch,
     uint16_t nb_rx = 0;
     bool ready;
 
+    struct vhost_pmd_iter *it = pmd_iter_get();
+    uint64_t idle_work = vhost_pmd_iter_poll(it, &qp->rx_wait.iter);
+
+    if (OVS_UNLIKELY(idle_work)) {
+        netdev_vhost_counter_add(&qp->rx_wait.due_cycles, idle_work);
+    }
     if (OVS_UNLIKELY(netdev_vhost_txq_any_pending(dev))) {
-        netdev_vhost_txq_run_due(dev, &qp->rx_wait);
+        uint64_t work = netdev_vhost_txq_run_due(dev, &qp->rx_wait);
+
+        if (work) {
+            vhost_pmd_iter_work(it, &qp->rx_wait.iter, work);
+        }
     }
 
     /* Announce the use of the device id before reading it: destroy_device()
@@ -753,6 +772,7 @@ netdev_vhost_rxq_recv(struct netdev_rxq *rxq, struct dp_packet_batch *batch,
         }
     }
     init_rx_fields(batch);
+    vhost_pmd_iter_rx(it);
     return 0;
 }
 

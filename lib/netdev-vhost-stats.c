@@ -324,9 +324,9 @@ static const struct stat_def stat_defs[N_STATS] = {
         STAT_COUNTER, false, "VHOST_USER_SET_MEM_TABLE messages" },
     [ST_DEFERRED_WORK_CYCLES] = { "deferred_work_cycles", STAT_PORT_END,
         STAT_COUNTER, false, "TSC cycles PMD threads spent in this port's "
-        "rxq_recv on staged packets and held kicks that were due (idle "
-        "cycles to pmd-stats-show unless another rxq received in that "
-        "iteration)" },
+        "rxq_recv on staged packets and held kicks that were due, in "
+        "iterations pmd-stats-show counted idle (no netdev-vhost rxq of "
+        "the thread received)" },
 };
 
 /* Is 'i' in this build (a deferred-kicks value only with deferred

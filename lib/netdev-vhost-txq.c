@@ -908,7 +908,7 @@ netdev_vhost_txq_any_pending(const struct netdev_vhost *dev)
                 && netdev_vhost_qmap_any(&dev->kick_pending)));
 }
 
-void
+uint64_t
 netdev_vhost_txq_run_due(struct netdev_vhost *dev,
                          struct netdev_vhost_txq_wait *wait)
 {
@@ -917,7 +917,7 @@ netdev_vhost_txq_run_due(struct netdev_vhost *dev,
 
     atomic_read_explicit(&dev->due_seq, &seq, memory_order_acquire);
     if (seq == wait->seq && tsc < wait->until_tsc) {
-        return;
+        return 0;
     }
 
     long long int now = time_usec();
@@ -984,7 +984,7 @@ netdev_vhost_txq_run_due(struct netdev_vhost *dev,
     } else {
         wait->until_tsc = 0;
     }
-    netdev_vhost_counter_add(&wait->due_cycles, rte_get_tsc_cycles() - tsc);
+    return MAX(rte_get_tsc_cycles() - tsc, 1);
 }
 
 void

@@ -52,6 +52,7 @@
 #include "openvswitch/compiler.h"
 #include "ovs-atomic.h"
 #include "util.h"
+#include "vhost-pmd-iter.h"
 #include "vhost-tx-policy.h"
 
 struct dp_packet_batch;
@@ -231,10 +232,13 @@ struct netdev_vhost_txq_wait {
     uint64_t until_tsc;         /* rte_get_tsc_cycles() value; 0: none. */
     uint32_t seq;               /* The port's 'due_seq' when it was set. */
     atomic_uint64_t due_cycles; /* TSC cycles of this rxq's polls that
-                                 * went past the wait: the clock read, the
-                                 * scan, the flushes and kicks it did
+                                 * went past the wait (the clock read, the
+                                 * scan, the flushes and kicks they did) in
+                                 * PMD iterations dpif-netdev counted idle
                                  * (netdev_vhost_counter_add(); the port's
                                  * deferred_work_cycles). */
+    struct vhost_pmd_iter_rxq iter; /* Work not yet judged busy or idle
+                                     * (lib/vhost-pmd-iter.h). */
 };
 
 /* Flushes the staged packets whose deadline passed and delivers the held
@@ -251,14 +255,12 @@ struct netdev_vhost_txq_wait {
  * deadline moves earlier or the port's queue maps change.  A queue whose
  * tx_lock another thread holds is tried again on the next poll (the
  * send path itself delivers only a kick the ring watermark made due).
- * The TSC cycles of a poll that goes past the wait, from its first TSC
- * read to its end, are added to 'wait->due_cycles': dpif-netdev counts
- * the PMD iteration of such a poll as idle when none of its rxqs
- * received packets (pmd_perf_end_iteration(), lib/dpif-netdev-perf.c),
- * as busy otherwise, so this is an upper bound of the PMD's idle time
- * that was our deferred work. */
-void netdev_vhost_txq_run_due(struct netdev_vhost *dev,
-                              struct netdev_vhost_txq_wait *wait);
+ * Returns the TSC cycles of the poll when it went past the wait, from its
+ * first TSC read to its end, 0 when it stopped at the wait: the caller
+ * adds them to 'wait->due_cycles' once it knows that dpif-netdev counted
+ * the poll's PMD iteration as idle (see netdev_vhost_rxq_recv()). */
+uint64_t netdev_vhost_txq_run_due(struct netdev_vhost *dev,
+                                  struct netdev_vhost_txq_wait *wait);
 
 /* How netdev_vhost_txq_flush() empties a queue.  Every one drops and
  * counts the staged packets instead when the port has no device. */

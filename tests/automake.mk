@@ -2,7 +2,7 @@
 # ring question and tx policy, and system tests with real DPDK guests.
 
 check_PROGRAMS += tests/test-vhost-ring tests/test-vhost-tx-policy \
-	tests/test-vhost-kick tests/test-vhost-moderation
+	tests/test-vhost-kick tests/test-vhost-moderation tests/test-vhost-pmd-iter
 tests_test_vhost_ring_SOURCES = tests/test-vhost-ring.c lib/vhost-ring.c
 tests_test_vhost_ring_CPPFLAGS = -I $(top_srcdir)/lib
 tests_test_vhost_ring_CFLAGS = -std=gnu99 -Wall -Wextra $(SANITIZER_FLAGS)
@@ -19,6 +19,9 @@ tests_test_vhost_moderation_SOURCES = \
 tests_test_vhost_moderation_CPPFLAGS = -I $(top_srcdir)/lib
 tests_test_vhost_moderation_CFLAGS = -std=gnu99 -Wall -Wextra $(SANITIZER_FLAGS)
 tests_test_vhost_moderation_LDADD = -lm
+tests_test_vhost_pmd_iter_SOURCES = tests/test-vhost-pmd-iter.c
+tests_test_vhost_pmd_iter_CPPFLAGS = -I $(top_srcdir)/lib
+tests_test_vhost_pmd_iter_CFLAGS = -std=gnu99 -Wall -Wextra $(SANITIZER_FLAGS)
 
 TESTSUITE_AT = \
 	tests/testsuite.at \
