@@ -776,12 +776,21 @@ netdev_vhost_rxq_recv(struct netdev_rxq *rxq, struct dp_packet_batch *batch,
     return 0;
 }
 
-/* netdev_class 'rxq_enabled': the PMD thread that polls 'rxq'.  True if
- * the guest enabled its tx vring of the queue pair, and always for rxq 0. */
+/* netdev_class 'rxq_enabled': the PMD thread that polls 'rxq', when it
+ * loads its poll list and when the port's change_seq moved (between two
+ * of its iterations), and the main thread (dpif-netdev/pmd-rxq-show).
+ * True if the guest enabled its tx vring of the queue pair, and always
+ * for rxq 0.  On a PMD thread it also tells the iteration bookkeeping
+ * that 'rxq' is in the thread's poll list (vhost_pmd_iter_listed()). */
 bool
 netdev_vhost_rxq_enabled(struct netdev_rxq *rxq)
 {
     struct netdev_vhost *dev = netdev_vhost_cast(rxq->netdev);
+
+    if (thread_is_pmd()) {
+        vhost_pmd_iter_listed(pmd_iter_get(),
+                              &dev->qps[rxq->queue_id].rx_wait.iter);
+    }
 
     /* Rx queue 0 is always polled, as stock keeps it enabled: its poll
      * also flushes staged tx packets whose deadline passed, which must

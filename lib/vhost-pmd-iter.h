@@ -20,24 +20,34 @@
 /* Which PMD iterations were idle, as dpif-netdev counts them, seen from
  * the rxqs of one netdev class.
  *
- * dpif-netdev's PMD thread polls every rxq of its poll list once per
- * iteration, in the list's order (pmd_thread_main(), lib/dpif-netdev.c of
- * OVS 3.1 to 4.0), and counts the iteration's cycles as busy when any rxq
- * received packets, as idle otherwise (pmd_perf_end_iteration(),
- * lib/dpif-netdev-perf.c; also busy when it sent packets from its output
- * batches, which our ports never leave to it).  Work an rxq_recv does
- * besides receiving (our deferred kicks and staged flushes) is therefore
- * in OVS's busy cycles when its iteration was busy, and hidden in the idle
- * cycles otherwise.  These functions tell the two apart after the
- * iteration ended, without any call from dpif-netdev: an rxq polled a
- * second time by the same thread starts the thread's next iteration.
+ * dpif-netdev's PMD thread polls every enabled rxq of its poll list once
+ * per iteration, in the list's order (pmd_thread_main(),
+ * lib/dpif-netdev.c of OVS 3.1 to 4.0), and counts the iteration's cycles
+ * as busy when any rxq received packets or it sent packets from its
+ * output batches, as idle otherwise (pmd_perf_end_iteration(),
+ * lib/dpif-netdev-perf.c).  Work an rxq_recv does besides receiving (our
+ * deferred kicks and staged flushes) is therefore in OVS's busy cycles
+ * when its iteration was busy, and hidden in the idle cycles otherwise.
+ * These functions tell the two apart after the iteration ended, without
+ * any call from dpif-netdev: an rxq polled a second time by the same
+ * thread starts the thread's next iteration.  That finds the start of an
+ * iteration only if every rxq's last poll was in the thread's last
+ * iteration, so when the thread loads its poll list, and when it looks
+ * again whether a port's rxqs are enabled (both between two iterations,
+ * through the class's rxq_enabled), each of our rxqs is marked as polled
+ * in the last iteration (vhost_pmd_iter_listed()).
  *
- * Exact when every rxq of the PMD thread is of this class and each is
- * polled once per iteration (both true of dpif-netdev's loop); an rxq of
- * another class that received makes an iteration look idle here, so the
- * idle work is then an upper bound.  After an rxq moved to another PMD
- * thread (a reload) its first poll there may start an iteration early or
- * late: one poll's work misattributed at most.
+ * Exact when every rxq of the PMD thread is of this class and dpif-netdev
+ * holds no output batches (other_config:tx-flush-interval 0, the
+ * default).  Otherwise an iteration in which only another class's rxq
+ * received, or in which dpif-netdev flushed held output batches, looks
+ * idle here, and the idle work is an upper bound.  Work is judged at the
+ * rxq's next poll: the work of an rxq's last poll before it is disabled
+ * waits for its next poll, and is lost if the rxq goes away; an rxq that
+ * moved to another PMD thread has its last work judged against that
+ * thread's iterations (one poll's work either way).  The iteration in
+ * which a PMD thread leaves for a reload is counted neither busy nor idle
+ * by dpif-netdev; its idle work here counts as idle.
  *
  * Pure functions over plain memory, unit-tested in
  * tests/test-vhost-pmd-iter.c. */
@@ -48,7 +58,7 @@
 /* One PMD thread's view of its iterations.  Zero-initialized; used only
  * by its thread (thread-local). */
 struct vhost_pmd_iter {
-    uint64_t iter;              /* The current iteration, from 1. */
+    uint64_t iter;              /* The current iteration. */
     uint64_t rx_bits;           /* Bit d: an rxq received packets in
                                  * iteration 'iter' - d (d < 64). */
 };
@@ -103,6 +113,16 @@ vhost_pmd_iter_work(const struct vhost_pmd_iter *it,
 {
     rxq->work += cycles;
     rxq->work_iter = it->iter;
+}
+
+/* Between two iterations of 'it''s thread, 'rxq' is in the thread's poll
+ * list: its next poll is in the next iteration, which the first poll of
+ * any rxq so marked (or polled in the last iteration) starts. */
+static inline void
+vhost_pmd_iter_listed(const struct vhost_pmd_iter *it,
+                      struct vhost_pmd_iter_rxq *rxq)
+{
+    rxq->seen = it->iter;
 }
 
 /* An rxq of 'it''s thread received packets in the current iteration (it

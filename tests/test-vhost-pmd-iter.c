@@ -142,6 +142,41 @@ main(int argc, char *argv[])
             iteration(&l, p[i], 3);
         }
         totals(&l, 3);
+    } else if (!strcmp(s, "reload")) {
+        /* rxq0 (works) joins the poll list in front of rxq1 (receives) at
+         * a reload, after rxq1 was polled alone; then rxq0 is disabled
+         * and enabled again.  Each load of the list and each new look at
+         * whether an rxq is enabled marks the listed rxqs, so that the
+         * next iteration starts at the first of them. */
+        static const struct poll U = { UINT64_MAX, 0 };
+        static const struct poll alone[][2] = {
+            { U, { 0, 1 } }, { U, { 0, 0 } }, { U, { 0, 1 } },
+        };
+        static const struct poll both[][2] = {
+            { { 100, 0 }, { 0, 1 } },   /* Busy. */
+            { { 200, 0 }, { 0, 0 } },   /* Idle. */
+            { { 400, 0 }, { 0, 1 } },   /* Busy. */
+            { { 800, 0 }, { 0, 0 } },   /* Idle. */
+        };
+        for (int i = 0; i < 3; i++) {
+            iteration(&l, alone[i], 2);
+        }
+        printf("reload: rxq0 rxq1 listed\n");
+        vhost_pmd_iter_listed(&l.it, &l.rxq[0]);
+        vhost_pmd_iter_listed(&l.it, &l.rxq[1]);
+        for (int i = 0; i < 4; i++) {
+            iteration(&l, both[i], 2);
+        }
+        for (int i = 0; i < 2; i++) {
+            iteration(&l, alone[i], 2);
+        }
+        printf("rxq0 enabled again: listed\n");
+        vhost_pmd_iter_listed(&l.it, &l.rxq[0]);
+        for (int i = 0; i < 4; i++) {
+            iteration(&l, both[i], 2);
+        }
+        iteration(&l, (struct poll[2]) { { 0, 0 }, { 0, 0 } }, 2);
+        totals(&l, 2);
     } else if (!strcmp(s, "skipped-long")) {
         /* Work in a busy iteration judged 63 and 64 iterations later: the
          * first is known busy, the second is too old and counts as idle
@@ -161,7 +196,7 @@ main(int argc, char *argv[])
         }
     } else {
         fprintf(stderr, "usage: %s two-rxqs|work-before-rx|one-rxq|skipped|"
-                "skipped-long\n",
+                "skipped-long|reload\n",
                 argv[0]);
         return 1;
     }
