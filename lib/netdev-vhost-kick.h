@@ -114,6 +114,18 @@ struct netdev_vhost_kickq {
 #define NETDEV_VHOST_HAS_DEFERRED_KICKS false
 #endif
 
+/* adaptive's default ceiling (tx-flush-interval-max), microseconds: 90
+ * where the kick is deferred and packets go out at once (DPDK 23.11+),
+ * 50 where adaptive stages packets (DPDK 22.11), whose every staged packet
+ * waits up to the interval.  A Linux guest with EVENT_IDX asks for a kick
+ * every 65 us at 100 kpps in the project's benchmark: only a ceiling above
+ * that folds its wake-ups (0.60x to 0.85x of stock's PMD cycles per packet
+ * at 100 kpps against 0.86x to 0.99x with 50, for 27 to 31 us more median
+ * latency there); below 90 regular 10 kpps traffic (100 us apart) stays at
+ * the floor.  DESIGN-NOTES.md section 14. */
+#define NETDEV_VHOST_DEFAULT_CEILING_US \
+    (NETDEV_VHOST_HAS_DEFERRED_KICKS ? 90 : VHOST_MOD_CEILING_DEFAULT)
+
 /* Name of the mechanism auto mode uses in this build: "deferred kicks"
  * (DPDK 23.11+) or "staged packets" (DPDK 22.11). */
 const char *netdev_vhost_kick_mechanism(void);

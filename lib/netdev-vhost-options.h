@@ -63,11 +63,11 @@ bool netdev_vhost_postcopy_enabled(void);
 
 /* The tx policy defaults of ports without their own options: 'mode',
  * 'interval_us', 'coalesce_kicks', 'min_us' and 'max_us' (other_config, or
- * the built-in defaults: auto, VHOST_TXP_INTERVAL_DEFAULT, kicks in a
+ * the built-in defaults: adaptive, VHOST_TXP_INTERVAL_DEFAULT, kicks in a
  * NETDEV_VHOST_DEFERRED_KICKS build, VHOST_MOD_FLOOR_DEFAULT,
- * VHOST_MOD_CEILING_DEFAULT), and 'error', the message of the last rejected
- * other_config or NULL (status key "tx_flush_default_error").  The '_set'
- * members are not used.  Main thread; valid until the next
+ * NETDEV_VHOST_DEFAULT_CEILING_US), and 'error', the message of the last
+ * rejected other_config or NULL (status key "tx_flush_default_error").
+ * The '_set' members are not used.  Main thread; valid until the next
  * netdev_vhost_set_other_config(). */
 const struct netdev_vhost_txp_cfg *netdev_vhost_txp_defaults(void);
 

@@ -236,7 +236,7 @@ kickq_init(struct netdev_vhost_kickq *kq, uint32_t interval_us)
     memset(kq, 0, sizeof *kq);
     vhost_kick_init(&kq->kick, interval_us);
     vhost_mod_init(&kq->mod, VHOST_MOD_FLOOR_DEFAULT,
-                   VHOST_MOD_CEILING_DEFAULT);
+                   NETDEV_VHOST_DEFAULT_CEILING_US);
 }
 
 /* Whether the queue of 'kq' hands its kicks to the notification thread:

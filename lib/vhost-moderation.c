@@ -198,7 +198,9 @@ sample_restart(struct vhost_mod *m, long long int now_us)
  * DPDK asked guest_notify(), or a kick was already held).  Closes the open
  * sample when it has VHOST_MOD_SAMPLE_EVENTS bursts and lasted
  * VHOST_MOD_SAMPLE_MIN_US, or lasted VHOST_MOD_SAMPLE_MAX_US; the next
- * sample starts at 'now_us'.  Returns true if the interval changed
+ * sample starts at 'now_us'.  A sample of fewer than VHOST_MOD_MIN_PPS
+ * packets per second targets the floor; otherwise vhost_mod_target()
+ * decides.  Returns true if the interval changed
  * (vhost_mod_interval(); counted in stats.changes): the caller applies it.
  * A burst of fewer than VHOST_MOD_FULL_BURST packets VHOST_MOD_IDLE_US or
  * more after the one before (an idle queue) brings the floor back at once
@@ -245,7 +247,9 @@ vhost_mod_burst(struct vhost_mod *m, uint32_t n_packets, bool wanted,
     if (elapsed >= VHOST_MOD_SAMPLE_MAX_US
         || (m->bursts >= VHOST_MOD_SAMPLE_EVENTS
             && elapsed >= VHOST_MOD_SAMPLE_MIN_US)) {
-        int t = vhost_mod_target(m->wanted, m->close, elapsed);
+        /* A low packet rate: the floor (VHOST_MOD_MIN_PPS). */
+        int t = (m->packets * 1000000 < (uint64_t) VHOST_MOD_MIN_PPS * elapsed
+                 ? 0 : vhost_mod_target(m->wanted, m->close, elapsed));
 
         m->stats.samples++;
         m->stats.last_wakeups_ps = m->wanted * 1000000 / elapsed;
