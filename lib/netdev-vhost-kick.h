@@ -119,8 +119,8 @@ struct netdev_vhost_kickq {
  * 50 where adaptive stages packets (DPDK 22.11), whose every staged packet
  * waits up to the interval.  A Linux guest with EVENT_IDX asks for a kick
  * every 65 us at 100 kpps in the project's benchmark: only a ceiling above
- * that folds its wake-ups (0.60x to 0.85x of stock's PMD cycles per packet
- * at 100 kpps against 0.86x to 0.99x with 50, for 27 to 31 us more median
+ * that folds its wake-ups (0.85x to 0.89x of stock's PMD cycles per packet
+ * at 100 kpps against 0.99x to 1.03x with 50, for 25 to 29 us more median
  * latency there); below 90 regular 10 kpps traffic (100 us apart) stays at
  * the floor.  DESIGN-NOTES.md section 14. */
 #define NETDEV_VHOST_DEFAULT_CEILING_US \

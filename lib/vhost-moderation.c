@@ -138,7 +138,9 @@ vhost_mod_interval(const struct vhost_mod *m)
  * Regular traffic spaced more than the ceiling apart has no close
  * wake-ups and stays at the floor at any rate; traffic spaced closer,
  * at VHOST_MOD_MIN_CLOSE_PS or more wake-ups per second, goes to the
- * ceiling. */
+ * ceiling.  (vhost_mod_burst() targets the floor without asking this
+ * when a sample carried fewer than VHOST_MOD_MIN_PPS packets per
+ * second.) */
 int
 vhost_mod_target(uint64_t wanted, uint64_t close, long long int elapsed_us)
 {

@@ -30,8 +30,9 @@
  * VHOST_MOD_SAMPLE_MIN_US apart) or after VHOST_MOD_SAMPLE_MAX_US, a sample
  * closes and gives a target profile from how many of those wake-ups came
  * within one ceiling of the one before (the wake-ups a ceiling-long
- * interval would fold); the interval steps towards it (DESIGN-NOTES.md
- * section 11 has the rule and why).
+ * interval would fold), or the floor if the sample carried fewer than
+ * VHOST_MOD_MIN_PPS packets per second; the interval steps towards it
+ * (DESIGN-NOTES.md section 11 has the rule and why).
  *
  * It is pure: time is passed in (microseconds of a monotonic clock) and
  * the caller applies the interval (lib/vhost-tx-policy.h staging deadline,
@@ -76,12 +77,13 @@
  * igb/ixgbe ITR classes, by packets and bytes per interrupt).  With a
  * ceiling longer than the mean gap of a random (Poisson) stream, most of
  * its wake-ups come within one ceiling of the one before even at
- * 10 kpps: a 90 us ceiling then added 10 us of median latency there in
- * the project's benchmark.  16000 leaves room above a 10 kpps stream
+ * 10 kpps: a 90 us ceiling then added about 8 us of median latency there
+ * in the project's benchmark.  16000 leaves room above a 10 kpps stream
  * that comes in clusters: the benchmark's Poisson stream runs at 11.1
  * kpps between its pauses, and a sample of 64 of its packets measures
- * above 14000 per second only about once in fifty (two standard
- * deviations of its duration). */
+ * above 16000 per second about once in 300.  Packets, not bytes: a
+ * queue of large frames or TSO segments under 16000 per second is not
+ * moderated either. */
 #define VHOST_MOD_MIN_PPS 16000
 
 /* Option ranges, microseconds: tx-flush-interval-min 0..1000000 (0: a kick
