@@ -129,6 +129,7 @@ enum stat {
     ST_Q_INTERVAL_CHANGES,
     ST_Q_INTERVAL_SAMPLES,
     ST_Q_INTERVAL_RING_FULL,
+    ST_Q_INTERVAL_WAKEUPS,
     ST_Q_WAKEUPS_PS,
     ST_Q_CLOSE_PCT,
     ST_Q_PPS,
@@ -305,6 +306,10 @@ static const struct stat_def stat_defs[N_STATS] = {
     [ST_Q_INTERVAL_RING_FULL] = { "interval_ring_full", STAT_QUEUE,
         STAT_COUNTER, true, "times adaptive moderation went back to the "
         "floor because the guest's ring had no room for a packet" },
+    [ST_Q_INTERVAL_WAKEUPS] = { "interval_wakeups", STAT_QUEUE,
+        STAT_COUNTER, true, "bursts adaptive moderation counted as waking "
+        "the guest at the floor, its input (at the floor: the bursts the "
+        "guest was kicked for)" },
     [ST_Q_WAKEUPS_PS] = { "wakeups_ps", STAT_QUEUE, STAT_GAUGE, false,
         "last sample: bursts that would wake the guest at the floor, per "
         "second", false, true },
@@ -488,6 +493,7 @@ queue_stats_read(struct netdev_vhost *dev, int vid, int q,
     v[ST_Q_INTERVAL_CHANGES] = st.mod.changes;
     v[ST_Q_INTERVAL_SAMPLES] = st.mod.samples;
     v[ST_Q_INTERVAL_RING_FULL] = st.mod.ring_full;
+    v[ST_Q_INTERVAL_WAKEUPS] = st.mod.wakeups;
     v[ST_Q_WAKEUPS_PS] = st.mod.last_wakeups_ps;
     v[ST_Q_CLOSE_PCT] = st.mod.last_close_pct;
     v[ST_Q_PPS] = st.mod.last_pps;

@@ -105,8 +105,9 @@ delay_record(struct histogram *h, long long int us)
 }
 
 /* TSC cycles per microsecond (rte_get_tsc_hz()), for the rxqs' waits in
- * netdev_vhost_txq_run_due(); set by the main thread when the first port
- * is made, before any PMD thread polls one. */
+ * netdev_vhost_txq_run_due() and the clock of adaptive moderation
+ * (mod_clock_us()); set by the main thread when the first port is made,
+ * before any PMD thread polls one. */
 static uint64_t tsc_per_us;
 
 /* The longest wait of an rxq, us (see netdev_vhost_txq_run_due()). */
@@ -283,18 +284,31 @@ kickq_configure(struct netdev_vhost_kickq *kq, bool defer, bool adaptive,
     return interval_us;
 }
 
-/* Adaptive mode: records a burst of 'n_packets' that the queue sent at
- * 'now_us' (time_usec()), 'wanted' if the guest would have been woken for
- * it at the floor (see vhost_mod_burst()), of whose packets (or of the
- * staged packets the burst flushed) 'ring_full' found no room in the
- * guest's ring (vhost_mod_ring_full(): back to the floor), and applies an
+/* The clock of adaptive moderation's samples, microseconds: the TSC (as
+ * DPDK's rte_get_tsc_cycles(); constant and invariant on the hosts this
+ * runs on, as DPDK's own timers assume) over its rate.  Read on every
+ * burst of an adaptive queue, where OVS's time_usec() (clock_gettime(),
+ * about 27 ns through the vDSO with kvm-clock on these machines) cost
+ * twice what this does; only vhost_mod_*() compares its readings, never
+ * with time_usec()'s.  Any thread, after netdev_vhost_txq_init(). */
+static inline long long int
+mod_clock_us(void)
+{
+    return rte_get_tsc_cycles() / tsc_per_us;
+}
+
+/* Adaptive mode: records a burst of 'n_packets' that the queue sent now
+ * (mod_clock_us()), 'wanted' if the guest would have been woken for it at
+ * the floor (see vhost_mod_burst()), of whose packets (or of the staged
+ * packets the burst flushed) 'ring_full' found no room in the guest's
+ * ring (vhost_mod_ring_full(): back to the floor), and applies an
  * interval change to the kick deferral and to 'txp''s staging deadline.
  * With the queue's tx_lock.  Both builds. */
 static void
 kickq_moderate(struct netdev_vhost_kickq *kq, struct vhost_txp *txp,
-               uint32_t n_packets, bool wanted, uint32_t ring_full,
-               long long int now_us)
+               uint32_t n_packets, bool wanted, uint32_t ring_full)
 {
+    long long int now_us = mod_clock_us();
     bool changed = vhost_mod_burst(&kq->mod, n_packets, wanted, now_us);
 
     if (OVS_UNLIKELY(ring_full)) {
@@ -799,6 +813,29 @@ reuse_answer(const struct netdev_vhost_txq *txq, int cnt)
             && !vhost_txp_answer_matters(&txq->txp, cnt));
 }
 
+/* Staging at adaptive's floor, where netdev_vhost_txq_send() did not ask
+ * the guest's ring: returns true if the guest wanted an interrupt for the
+ * burst just sent, that is, if DPDK kicked it while it placed the burst
+ * ('txq->kq.kicks', counted by its guest_notified() op on this thread,
+ * moved from 'kicks_before'; DPDK's rule is the ring's: virtio 1.1
+ * section 2.6.7.2, DPDK 22.11 lib/vhost/vhost.h vhost_vring_call_split()
+ * and _packed()).  Counts the burst in the policy's bursts_intr then, and
+ * keeps the answer for the statistics' "wants" (not for reuse_answer():
+ * it was learnt after the burst, not asked before it).  With the queue's
+ * tx_lock; PMD threads. */
+static bool
+kick_wanted_after_send(struct netdev_vhost_txq *txq, uint64_t kicks_before)
+{
+    bool kicked = netdev_vhost_counter_get(&txq->kq.kicks) != kicks_before;
+
+    if (kicked) {
+        vhost_txp_note_intr(&txq->txp);
+    }
+    txq->last_wants_intr = kicked;
+    txq->answer_known = false;
+    return kicked;
+}
+
 void
 netdev_vhost_txq_send(struct netdev_vhost *dev, int q,
                       struct dp_packet_batch *batch, int cnt)
@@ -825,13 +862,21 @@ netdev_vhost_txq_send(struct netdev_vhost *dev, int q,
 
     /* Deferred kicks (auto, DPDK 23.11+): the burst goes out at once and
      * DPDK asks guest_notify() whether to kick; nothing to ask the ring
-     * here. */
-    if (!defer && vhost_txp_needs_query(&txq->txp)) {
+     * here.  Staging at adaptive's floor (interval 0, nothing staged):
+     * the burst goes out at once whatever the answer, and whether the
+     * guest wanted an interrupt for it is DPDK's kick during the enqueue
+     * (kick_wanted_after_send()); nothing to ask either. */
+    bool asked = !defer && vhost_txp_needs_query(&txq->txp);
+    uint64_t kicks_before = 0;
+
+    if (asked) {
         if (reuse_answer(txq, cnt)) {
             txq->queries_reused++;
         } else {
             wants = guest_wants_interrupt(dev, txq, vid, q, false);
         }
+    } else if (!defer && txq->kq.adaptive) {
+        kicks_before = netdev_vhost_counter_get(&txq->kq.kicks);
     }
     /* The clock is read only when staging is in play: a polling guest
      * costs one ring read per burst and nothing else. */
@@ -861,10 +906,11 @@ netdev_vhost_txq_send(struct netdev_vhost *dev, int q,
         bool wanted = (defer
                        ? kick_held || txq->kq.kick.stats.requests
                                       != kick_requests
-                       : wants);
+                       : asked
+                       ? wants
+                       : kick_wanted_after_send(txq, kicks_before));
 
-        kickq_moderate(&txq->kq, &txq->txp, cnt, wanted, ctx.dropped,
-                       now ? now : time_usec());
+        kickq_moderate(&txq->kq, &txq->txp, cnt, wanted, ctx.dropped);
     }
     if (OVS_UNLIKELY(ctx.dropped)) {
         /* The guest's ring overflowed: hold nothing on this queue for a

@@ -240,6 +240,7 @@ vhost_mod_burst(struct vhost_mod *m, uint32_t n_packets, bool wanted,
         m->last_wanted_known = true;
         m->last_wanted_us = now_us;
         m->wanted++;
+        m->stats.wakeups++;
     }
 
     long long int elapsed = now_us - m->start_us;

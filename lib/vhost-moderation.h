@@ -97,6 +97,9 @@
 /* Counters of one queue, since creation or the last clear. */
 struct vhost_mod_stats {
     uint64_t samples;           /* Samples closed. */
+    uint64_t wakeups;           /* Bursts recorded as waking the guest at
+                                 * the floor ('wanted' of
+                                 * vhost_mod_burst()). */
     uint64_t changes;           /* Interval changes. */
     uint64_t last_wakeups_ps;   /* Last sample: wanted bursts per second. */
     uint64_t last_pps;          /* Last sample: packets per second. */

@@ -122,15 +122,17 @@ stage(struct vhost_txp *q, void **pkts, int n, long long int now_us,
 /* Hands the burst of 'n' packets in 'pkts' (normally 0 to
  * NETDEV_MAX_BURST, any n >= 0 is handled) to the policy at time 'now_us'.
  * 'wants_intr' is the ring's answer in auto and adaptive mode (see
- * vhost_txp_needs_query()); the caller passes false in immediate and true
- * in timed mode.
+ * vhost_txp_needs_query()); the caller passes false in immediate mode, in
+ * adaptive mode when vhost_txp_needs_query() is false, and true in timed
+ * mode.
  *
  * In immediate mode, or in auto or adaptive mode when the guest does not
  * want interrupts (adaptive: also while the interval is 0; both: also for
  * VHOST_RING_FULL_HOLDOFF_US after the guest's ring overflowed,
- * vhost_txp_ring_full()), whatever is staged is sent first (reason VHOST_TXP_FLUSH_GUEST), then the burst, in
- * chunks of at most VHOST_TXP_MAX_STAGED packets.  Otherwise the burst is
- * staged: packets staged longer than the interval are sent first
+ * vhost_txp_ring_full()), whatever is staged is sent first (reason
+ * VHOST_TXP_FLUSH_GUEST), then the burst, in chunks of at most
+ * VHOST_TXP_MAX_STAGED packets.  Otherwise the burst is staged: packets
+ * staged longer than the interval are sent first
  * (VHOST_TXP_FLUSH_DEADLINE), and every VHOST_TXP_MAX_STAGED staged
  * packets are sent at once (VHOST_TXP_FLUSH_FULL).  Order is always kept.
  *
@@ -298,14 +300,32 @@ vhost_txp_deadline(const struct vhost_txp *q)
     return q->n_staged ? q->oldest_us + q->interval_us : LLONG_MAX;
 }
 
-/* Returns true if vhost_txp_burst() needs the ring's answer (auto and
- * adaptive modes), false if the caller may skip the guest memory read
- * (immediate: never stages; timed: always stages).  Does not modify 'q';
- * same locking as the rest. */
+/* Returns true if vhost_txp_burst() needs the ring's answer (auto mode,
+ * and adaptive mode while its interval is above 0 or something is
+ * staged), false if the caller may skip the guest memory read (immediate:
+ * never stages; timed: always stages; adaptive at interval 0 with nothing
+ * staged: sends every burst at once whatever the answer).  A caller that
+ * skips it in adaptive mode learns whether the guest wanted an interrupt
+ * from the library's kick after the burst (vhost_txp_note_intr()).  Does
+ * not modify 'q'; same locking as the rest. */
 bool
 vhost_txp_needs_query(const struct vhost_txp *q)
 {
-    return q->mode == VHOST_TXP_AUTO || q->mode == VHOST_TXP_ADAPTIVE;
+    return (q->mode == VHOST_TXP_AUTO
+            || (q->mode == VHOST_TXP_ADAPTIVE
+                && (q->interval_us || q->n_staged)));
+}
+
+/* Counts in stats.bursts_intr the last burst handed to vhost_txp_burst(),
+ * whose 'wants_intr' the caller passed as false without asking the ring
+ * (vhost_txp_needs_query() was false), because the guest turned out to
+ * want an interrupt for it: the library kicked the guest when it placed
+ * the burst.  Changes nothing else.  One thread at a time per 'q' (caller
+ * locks). */
+void
+vhost_txp_note_intr(struct vhost_txp *q)
+{
+    q->stats.bursts_intr++;
 }
 
 /* Returns true if the ring's answer can change what vhost_txp_burst() does

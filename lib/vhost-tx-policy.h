@@ -66,7 +66,9 @@ enum vhost_txp_reason {
 /* Counters of one queue.  All counts since creation or the last clear. */
 struct vhost_txp_stats {
     uint64_t bursts;            /* Bursts handed to vhost_txp_burst(). */
-    uint64_t bursts_intr;       /* ...of which found 'wants_intr' true. */
+    uint64_t bursts_intr;       /* ...of which found 'wants_intr' true,
+                                 * or were counted afterwards
+                                 * (vhost_txp_note_intr()). */
     uint64_t sent_immediate;    /* Packets sent without staging. */
     uint64_t staged;            /* Packets that were staged. */
     uint64_t flushes[VHOST_TXP_N_REASONS];  /* Flush calls by reason. */
@@ -124,6 +126,7 @@ void vhost_txp_flush(struct vhost_txp *, enum vhost_txp_reason,
 void vhost_txp_drop(struct vhost_txp *, vhost_txp_drop_func *, void *aux);
 long long int vhost_txp_deadline(const struct vhost_txp *);
 bool vhost_txp_needs_query(const struct vhost_txp *);
+void vhost_txp_note_intr(struct vhost_txp *);
 bool vhost_txp_answer_matters(const struct vhost_txp *, int n);
 void vhost_txp_ring_full(struct vhost_txp *, long long int now_us);
 void vhost_txp_clear_stats(struct vhost_txp *);

@@ -109,9 +109,10 @@ test_low_rate(void)
     vhost_mod_init(&m, 0, 50);
     feed(100, 1, 1, 2000000);
     print_state("100 pps for 2 s");
-    printf("samples %llu, last sample %llu wake-ups/s\n",
+    printf("samples %llu, last sample %llu wake-ups/s, wake-ups %llu\n",
            (unsigned long long int) m.stats.samples,
-           (unsigned long long int) m.stats.last_wakeups_ps);
+           (unsigned long long int) m.stats.last_wakeups_ps,
+           (unsigned long long int) m.stats.wakeups);
 }
 
 /* 1 Mpps in bursts of 32, every burst wanted: climbs to the ceiling one

@@ -517,9 +517,12 @@ test_max_wait(struct vhost_txp *q)
 }
 
 /* Adaptive mode (lib/vhost-moderation.h sets the interval): at interval 0
- * nothing is staged even when the guest wants interrupts; a new interval
- * from the moderation flushes nothing and moves the deadline of what is
- * staged; back to 0, what is staged is due at once. */
+ * nothing is staged even when the guest wants interrupts, and the ring's
+ * answer is not needed (the caller counts the bursts the guest wanted an
+ * interrupt for afterwards, vhost_txp_note_intr()); a new interval from
+ * the moderation flushes nothing, moves the deadline of what is staged
+ * and needs the answer again; back to 0, what is staged is due at once,
+ * and the answer is needed until nothing is staged. */
 static void
 test_adaptive(struct vhost_txp *q)
 {
@@ -527,10 +530,15 @@ test_adaptive(struct vhost_txp *q)
     now = 0;
     burst(q, true, 2);
     show(q);
+    /* At the floor the caller asks nothing and learns afterwards. */
+    burst(q, false, 1);
+    vhost_txp_note_intr(q);
+    printf("t=%lld: note_intr -> bursts_intr=%llu\n", now,
+           (unsigned long long) q->stats.bursts_intr);
     now = 10;
     vhost_txp_set_interval(q, 25);
-    printf("t=%lld: set_interval 25 -> interval_us=%u\n", now,
-           q->interval_us);
+    printf("t=%lld: set_interval 25 -> interval_us=%u needs_query=%d\n",
+           now, q->interval_us, vhost_txp_needs_query(q));
     burst(q, true, 3);
     show(q);
     now = 20;
@@ -544,10 +552,12 @@ test_adaptive(struct vhost_txp *q)
     burst(q, false, 1);
     burst(q, true, 1);
     vhost_txp_set_interval(q, 0);
-    printf("t=%lld: set_interval 0 -> interval_us=%u\n", now,
-           q->interval_us);
+    printf("t=%lld: set_interval 0 -> interval_us=%u needs_query=%d\n",
+           now, q->interval_us, vhost_txp_needs_query(q));
     show(q);
     run(q);
+    printf("t=%lld: nothing staged -> needs_query=%d\n", now,
+           vhost_txp_needs_query(q));
     /* Only adaptive mode takes the moderation's interval. */
     set_config(q, VHOST_TXP_AUTO, 0);
     vhost_txp_set_interval(q, 7);
