@@ -798,7 +798,9 @@ count_down_drops(struct netdev_vhost *dev, struct dp_packet_batch *batch,
  * is sent (vhost_txp_answer_matters(): a full burst with nothing staged
  * goes out whole at once either way).  The kick is DPDK's decision either
  * way: it reads the ring itself after the enqueue.  An interrupt guest
- * (last answer "yes") is asked on every burst, so that adaptive
+ * (last answer "yes") is asked on every burst where the question is asked
+ * at all (vhost_txp_needs_query(): not in adaptive mode at its floor,
+ * where DPDK's kick gives the answer after the burst), so that adaptive
  * moderation's sample stays fresh.
  *
  * Why: the question reads avail->flags (or used_event), a cache line the
@@ -817,9 +819,12 @@ reuse_answer(const struct netdev_vhost_txq *txq, int cnt)
  * the guest's ring: returns true if the guest wanted an interrupt for the
  * burst just sent, that is, if DPDK kicked it while it placed the burst
  * ('txq->kq.kicks', counted by its guest_notified() op on this thread,
- * moved from 'kicks_before'; DPDK's rule is the ring's: virtio 1.1
+ * moved from 'kicks_before'; DPDK's rule is the ring's, virtio 1.1
  * section 2.6.7.2, DPDK 22.11 lib/vhost/vhost.h vhost_vring_call_split()
- * and _packed()).  Counts the burst in the policy's bursts_intr then, and
+ * and _packed(), which also kick once while their used_event snapshot is
+ * not yet valid).  One send is one wake-up however many of its enqueue
+ * calls (retries, chunks of 32) kicked, so the moderation's wake-ups
+ * equal the kicks when every send is one enqueue.  Counts the burst in the policy's bursts_intr then, and
  * keeps the answer for the statistics' "wants" (not for reuse_answer():
  * it was learnt after the burst, not asked before it).  With the queue's
  * tx_lock; PMD threads. */
@@ -879,7 +884,9 @@ netdev_vhost_txq_send(struct netdev_vhost *dev, int q,
         kicks_before = netdev_vhost_counter_get(&txq->kq.kicks);
     }
     /* The clock is read only when staging is in play: a polling guest
-     * costs one ring read per burst and nothing else. */
+     * costs one ring read per burst (adaptive at its floor: none, but a
+     * read of the kick counter before and after, and the moderation's
+     * TSC read) and nothing else. */
     long long int now = wants || txq->txp.n_staged ? time_usec() : 0;
     ctx.now = now;
     /* Adaptive mode: whether this burst would wake the guest at the floor

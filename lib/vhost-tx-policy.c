@@ -123,8 +123,9 @@ stage(struct vhost_txp *q, void **pkts, int n, long long int now_us,
  * NETDEV_MAX_BURST, any n >= 0 is handled) to the policy at time 'now_us'.
  * 'wants_intr' is the ring's answer in auto and adaptive mode (see
  * vhost_txp_needs_query()); the caller passes false in immediate mode, in
- * adaptive mode when vhost_txp_needs_query() is false, and true in timed
- * mode.
+ * adaptive mode when vhost_txp_needs_query() is false, in auto and
+ * adaptive mode when it does not stage (deferred kicks: DPDK asks the
+ * ring after the enqueue), and true in timed mode.
  *
  * In immediate mode, or in auto or adaptive mode when the guest does not
  * want interrupts (adaptive: also while the interval is 0; both: also for
