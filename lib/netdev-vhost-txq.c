@@ -824,10 +824,10 @@ reuse_answer(const struct netdev_vhost_txq *txq, int cnt)
  * and _packed(), which also kick once while their used_event snapshot is
  * not yet valid).  One send is one wake-up however many of its enqueue
  * calls (retries, chunks of 32) kicked, so the moderation's wake-ups
- * equal the kicks when every send is one enqueue.  Counts the burst in the policy's bursts_intr then, and
- * keeps the answer for the statistics' "wants" (not for reuse_answer():
- * it was learnt after the burst, not asked before it).  With the queue's
- * tx_lock; PMD threads. */
+ * equal the kicks when every send is one enqueue.  Counts the burst in
+ * the policy's bursts_intr then, and keeps the answer for the
+ * statistics' "wants" (not for reuse_answer(): it was learnt after the
+ * burst, not asked before it).  With the queue's tx_lock; PMD threads. */
 static bool
 kick_wanted_after_send(struct netdev_vhost_txq *txq, uint64_t kicks_before)
 {
