@@ -533,6 +533,7 @@ destroy_device(int vid)
                 qp->coalesced_base += suppressed_read[q];
             }
             qp->tx.enabled = false;
+            qp->tx_reported = false;
             qp->rx_enabled = false;
         }
 #if NETDEV_VHOST_GUEST_OFFLOADS
@@ -712,6 +713,7 @@ apply_vring_event(const struct vring_event *ev)
         struct netdev_vhost_qp *qp = &dev->qps[q];
 
         qp->tx.enabled = ev->enable;
+        qp->tx_reported = true;
         /* What is staged is never dropped here.  DPDK reports a vring
          * disabled and enabled again around one SET_VRING_CALL or
          * SET_VRING_KICK, which a front-end may send at any time (QEMU's

@@ -177,6 +177,13 @@ struct netdev_vhost_qp {
                                      * counters at the last clear-stats,
                                      * which our commands subtract (the
                                      * statistics never go back). */
+        bool tx_reported;           /* The guest's state of vring 2q has
+                                     * been applied since it connected
+                                     * (apply_vring_event(); false again
+                                     * at destroy_device()).  Until then
+                                     * a reconfigure enables tx queue 0,
+                                     * as stock's
+                                     * dpdk_vhost_reconfigure_helper(). */
     );
 };
 BUILD_ASSERT_DECL(offsetof(struct netdev_vhost_qp, rx_hot)
