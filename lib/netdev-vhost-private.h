@@ -177,8 +177,9 @@ struct netdev_vhost_qp {
                                      * counters at the last clear-stats,
                                      * which our commands subtract (the
                                      * statistics never go back). */
-        bool tx_reported;           /* The guest's state of vring 2q has
-                                     * been applied since it connected
+        bool tx_reported;           /* A guest's state of vring 2q has
+                                     * been applied since the port's last
+                                     * device went away
                                      * (apply_vring_event(); false again
                                      * at destroy_device()).  Until then
                                      * a reconfigure enables tx queue 0,

@@ -539,11 +539,11 @@ netdev_vhost_reconfigure(struct netdev *netdev)
     netdev->n_txq = dev->requested_n_qp;
     /* Tx queue 0 is enabled unless the guest said otherwise, as stock's
      * dpdk_vhost_reconfigure_helper() keeps it (lib/netdev-dpdk.c, OVS 3.1
-     * to 4.0): the guest's vring states reach this thread after the
-     * reconfigure that a new guest asks for (netdev_vhost_events_run()),
-     * while rx queue 0 is polled from its end, so without this what the
-     * guest sent while the mempool was made would be received and then
-     * dropped at tx queue 0. */
+     * to 4.0): the guest's vring states may reach this thread only after
+     * the reconfigure that a new guest asks for
+     * (netdev_vhost_events_run()), while rx queue 0 is polled from its
+     * end, so without this what the guest sent while the mempool was made
+     * would be received and then dropped at tx queue 0. */
     if (netdev_vhost_get_vid(dev) >= 0 && !dev->qps[0].tx_reported) {
         dev->qps[0].tx.enabled = true;
     }
