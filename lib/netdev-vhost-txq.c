@@ -538,9 +538,8 @@ struct enqueue_ctx {
  * full ring if moderation held something for the guest: they had been
  * held in the stage ('held'), a kick was held when the send began, or the
  * guest has not answered the last held kick or staged flush (see struct
- * vhost_ring_answer, lib/vhost-ring.h).  An upper bound of the packets
- * moderation cost: stock's kick per burst might have lost them too.
- * With the tx_lock. */
+ * vhost_ring_answer, lib/vhost-ring.h).  Not a bound of what moderation
+ * costs (see there).  With the tx_lock. */
 static void
 count_moderated_drops(struct enqueue_ctx *ctx, bool held, int n)
 {

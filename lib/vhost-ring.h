@@ -134,9 +134,11 @@ bool vhost_packed_kick_wanted(
  * takes packets, which moderation does not change.  The caller counts a
  * drop as moderation's when a kick was held or the packets had been
  * staged, or while vhost_ring_answer_outstanding() says the guest has not
- * answered the last held kick or staged flush: an upper bound of the
- * packets moderation cost, since a guest woken by stock's kick might have
- * dropped them too.  Split rings only: a packed ring's driver writes no
+ * answered the last held kick or staged flush.  Not a bound either way: a
+ * guest woken by stock's kick might have dropped some of them too, and a
+ * guest woken late may still drop after it answered (at the sender's
+ * maximum, Debian 13, this count was 0 in runs where the guest received
+ * 0.9959x of the share stock's got; Documentation/benchmark.md).  Split rings only: a packed ring's driver writes no
  * avail index, so there the caller counts only drops while something is
  * held ('known' false).
  *
