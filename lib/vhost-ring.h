@@ -138,9 +138,9 @@ bool vhost_packed_kick_wanted(
  * guest woken by stock's kick might have dropped some of them too, and a
  * guest woken late may still drop after it answered (at the sender's
  * maximum, Debian 13, this count was 0 in runs where the guest received
- * 0.9959x of the share stock's got; Documentation/benchmark.md).  Split rings only: a packed ring's driver writes no
- * avail index, so there the caller counts only drops while something is
- * held ('known' false).
+ * 0.9959x of the share stock's got; Documentation/benchmark.md).  Split
+ * rings only: a packed ring's driver writes no avail index, so there the
+ * caller counts only drops while something is held ('known' false).
  *
  * Pure: the caller reads avail->idx (acquire load, under the ring guard)
  * and owns the locking (one thread at a time: the queue's tx lock).
