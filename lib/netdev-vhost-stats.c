@@ -203,9 +203,10 @@ static const struct stat_def stat_defs[N_STATS] = {
         "moderation held something for it: the packets had waited in the "
         "stage, a kick was held, or (split rings) the guest had not yet put "
         "a buffer back in its avail ring since the last held kick or "
-        "staged flush went out.  Not everything moderation may cost (a guest "
-        "woken late may drop after it answered), and stock's kick per burst "
-        "might have lost some of them too; 0 in immediate mode, and for a "
+        "staged flush went out.  Not everything moderation may cost (the "
+        "ring may still refuse packets to a guest woken late after it "
+        "answered), and stock's kick per burst might have lost some of them "
+        "too; 0 in immediate mode, and for a "
         "polling guest in every mode but timed" },
     [ST_Q_KICKS] = { "kicks", STAT_QUEUE, STAT_COUNTER, true,
         "guest notifications (eventfd writes to the queue's callfd), all "

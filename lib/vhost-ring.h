@@ -135,12 +135,13 @@ bool vhost_packed_kick_wanted(
  * drop as moderation's when a kick was held or the packets had been
  * staged, or while vhost_ring_answer_outstanding() says the guest has not
  * answered the last held kick or staged flush.  Not a bound either way: a
- * guest woken by stock's kick might have dropped some of them too, and a
- * guest woken late may still drop after it answered (at the sender's
- * maximum, Debian 13, this count was 0 in runs where the guest received
- * 0.9959x of the share stock's got; Documentation/benchmark.md).  Split
- * rings only: a packed ring's driver writes no avail index, so there the
- * caller counts only drops while something is held ('known' false).
+ * guest woken by stock's kick might have dropped some of them too, and the
+ * ring may still refuse packets to a guest woken late after it answered
+ * (at the sender's maximum, Debian 13, this count was 0 in runs where the
+ * guest received 0.9959x of the share stock's got;
+ * Documentation/benchmark.md).  Split rings only: a packed ring's driver
+ * writes no avail index, so there the caller counts only drops while
+ * something is held ('known' false).
  *
  * Pure: the caller reads avail->idx (acquire load, under the ring guard)
  * and owns the locking (one thread at a time: the queue's tx lock).
