@@ -290,15 +290,18 @@ scenario_watermark(void)
            (unsigned long long) k.stats.watermark);
 }
 
-/* The guest's ring overflowed: for VHOST_RING_FULL_HOLDOFF_US (1000 us),
- * or one interval if that is longer (5000 us at the end), nothing is held.  A kick held at the overflow is due at once; requests
- * inside the hold-off go out at once even within the interval; the first
- * request at the end of the hold-off is held again; a reset forgets the
- * hold-off.  Each early or immediate kick the hold-off caused is counted
- * in ring_full, none in watermark. */
+/* The guest's ring overflowed: for VHOST_RING_FULL_HOLDOFF_US (10000
+ * us), or one interval if that is longer (20000 us at the end), nothing is
+ * held.  A kick held at the overflow is due at once; requests inside the
+ * hold-off go out at once even within the interval; the first request at
+ * the end of the hold-off is held again; a reset forgets the hold-off.
+ * Each early or immediate kick the hold-off caused is counted in
+ * ring_full, none in watermark. */
 static void
 scenario_ring_full(void)
 {
+    const long long int h = VHOST_RING_FULL_HOLDOFF_US;
+
     vhost_kick_init(&k, 50);
     vhost_kick_set_deferring(&k, true);
     printf("hold-off %d us\n", VHOST_RING_FULL_HOLDOFF_US);
@@ -310,22 +313,23 @@ scenario_ring_full(void)
            ? "due" : "not due");
     loop(12, 1);
     request(20);
-    request(1011);
-    request(1012);
-    request(1020);
-    loop(1062, 1);
-    vhost_kick_ring_full(&k, 2000);
+    request(h + 11);
+    request(h + 12);
+    request(h + 20);
+    loop(h + 62, 1);
+    vhost_kick_ring_full(&k, 2 * h);
     vhost_kick_reset(&k);
-    request(2001);
-    request(2002);
-    loop(2051, 1);
-    /* An interval longer than 1 ms: the hold-off is one interval. */
-    vhost_kick_set_interval(&k, 5000);
-    vhost_kick_ring_full(&k, 3000);
-    request(3001);
-    request(7999);
-    request(8001);
-    loop(12999, 1);
+    request(2 * h + 1);
+    request(2 * h + 2);
+    loop(2 * h + 51, 1);
+    /* An interval longer than the hold-off: the hold-off is one
+     * interval. */
+    vhost_kick_set_interval(&k, 2 * h);
+    vhost_kick_ring_full(&k, 3 * h);
+    request(3 * h + 1);
+    request(5 * h - 1);
+    request(5 * h + 1);
+    loop(7 * h - 1, 1);
     printf("ring_full kicks %llu, watermark kicks %llu\n",
            (unsigned long long) k.stats.ring_full,
            (unsigned long long) k.stats.watermark);

@@ -593,12 +593,14 @@ test_watermark(struct vhost_txp *q)
 }
 
 /* The guest's ring overflowed (vhost_txp_ring_full()): auto mode stages
- * nothing for VHOST_RING_FULL_HOLDOFF_US (1000 us), sending what is staged
- * first and keeping the order, then stages again; adaptive mode the same;
- * timed mode stages as its option says. */
+ * nothing for VHOST_RING_FULL_HOLDOFF_US (10000 us), sending what is
+ * staged first and keeping the order, then stages again; adaptive mode the
+ * same; timed mode stages as its option says. */
 static void
 test_ring_full(struct vhost_txp *q)
 {
+    const long long int h = VHOST_RING_FULL_HOLDOFF_US;
+
     printf("hold-off %d us\n", VHOST_RING_FULL_HOLDOFF_US);
     init(q, VHOST_TXP_AUTO, 50);
     now = 0;
@@ -608,29 +610,29 @@ test_ring_full(struct vhost_txp *q)
     now = 6;
     burst(q, true, 4);
     show(q);
-    now = 1004;
+    now = h + 4;
     burst(q, true, 2);
     show(q);
-    now = 1005;
+    now = h + 5;
     burst(q, true, 2);
     show(q);
-    now = 1055;
+    now = h + 55;
     run(q);
     printf("ring_full_bursts %llu\n",
            (unsigned long long) q->stats.ring_full_bursts);
     init(q, VHOST_TXP_ADAPTIVE, 50);
-    vhost_txp_ring_full(q, 2000);
-    now = 2000;
+    vhost_txp_ring_full(q, 2 * h);
+    now = 2 * h;
     burst(q, true, 3);
     show(q);
     printf("ring_full_bursts %llu\n",
            (unsigned long long) q->stats.ring_full_bursts);
     init(q, VHOST_TXP_TIMED, 50);
-    vhost_txp_ring_full(q, 3000);
-    now = 3000;
+    vhost_txp_ring_full(q, 3 * h);
+    now = 3 * h;
     burst(q, true, 3);
     show(q);
-    now = 3050;
+    now = 3 * h + 50;
     run(q);
     printf("ring_full_bursts %llu\n",
            (unsigned long long) q->stats.ring_full_bursts);
