@@ -195,7 +195,7 @@ static const struct stat_def stat_defs[N_STATS] = {
     [ST_Q_BURSTS_RING_FULL] = { "bursts_ring_full", STAT_QUEUE,
         STAT_COUNTER, true, "bursts sent at once, not staged (auto and "
         "adaptive modes), because the guest's ring overflowed in the last "
-        "millisecond" },
+        "10 ms (or interval)" },
     [ST_Q_STAGED_DROPS] = { "staged_drops", STAT_QUEUE, STAT_COUNTER, true,
         "staged packets dropped: the queue or device went away" },
     [ST_Q_DROPS_MODERATED] = { "drops_moderated", STAT_QUEUE, STAT_COUNTER,
@@ -288,7 +288,7 @@ static const struct stat_def stat_defs[N_STATS] = {
     [ST_Q_KICKS_RING_FULL] = { "kicks_ring_full", STAT_QUEUE, STAT_COUNTER,
         true, "kicks that went out at once, or held ones before their "
         "interval ended, because the guest's ring overflowed in the last "
-        "millisecond", true },
+        "10 ms (or interval)", true },
     [ST_Q_KICKS_HANDED] = { "kicks_handed", STAT_QUEUE, STAT_COUNTER,
         true, "kicks a PMD thread handed to the notification thread "
         "(other_config:vhost-kick-thread=true) instead of writing them",
