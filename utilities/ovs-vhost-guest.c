@@ -1326,7 +1326,8 @@ intr_sleep(struct guest *g, int timeout_ms)
  * The guest goes on consuming meanwhile; the packets count as late if no
  * kick comes within --late-ms (a lost kick, or one held past any bound).
  * A kick that comes is consumed here as the wake-up it would have been.
- * 'wait' (at the end of the run): block for the rest of --late-ms. */
+ * 'wait' (at the end of the run): block, interrupts on, for the rest of
+ * --late-ms. */
 static void
 late_track(struct guest *g, unsigned int n_rx, bool wait)
 {
@@ -1344,6 +1345,14 @@ late_track(struct guest *g, unsigned int n_rx, bool wait)
     int timeout_ms = (wait && now < g->late_deadline
                       ? (int) ((g->late_deadline - now) * 1000 / g->tsc_hz) + 1
                       : 0);
+    if (timeout_ms) {
+        /* The rest of --late-ms is a sleep, and a driver sleeps with
+         * interrupts on.  A guest that kept polling since its timeout
+         * turned them off: the switch then postponed the kick it held for
+         * these packets (virtio 1.1, 2.6.7.2: the driver re-checks its
+         * ring when it re-enables them), and sends it once they are on. */
+        set_rx_intr(g, true);
+    }
     if (rte_epoll_wait_interruptible(RTE_EPOLL_PER_THREAD, events,
                                      g->active_queues, timeout_ms) > 0) {
         g->late_pending = 0;
